@@ -1,0 +1,37 @@
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace sieve {
+
+enum class GraphOptimization { kDisabled, kBasic, kExtended, kAll };
+
+// An execution provider by name ("cpu", "cuda", "tensorrt", "openvino",
+// "dnnl", "coreml", "directml") with its provider options.
+struct ProviderSpec {
+  std::string name;
+  std::map<std::string, std::string> options;
+};
+
+// How an ONNX Runtime session is created. Defaults suit a CPU server.
+struct RuntimeOptions {
+  int intra_op_threads = 0;  // 0: one per physical core
+  int inter_op_threads = 1;
+  GraphOptimization graph_optimization = GraphOptimization::kAll;
+  // Tried in order; CPU always ends the list as the fallback.
+  std::vector<ProviderSpec> providers;
+  // Fail instead of skipping a provider the loaded ONNX Runtime lacks.
+  bool strict_providers = false;
+  // Memory patterns plan buffers per input shape; with text of every length
+  // they only grow, so they are off unless asked for.
+  bool memory_pattern = false;
+  bool cpu_arena = true;
+};
+
+// Parses "cpu", "cuda:device_id=1" or "tensorrt" as given on a command line.
+ProviderSpec parse_provider_spec(const std::string& text);
+int physical_core_count();
+
+}  // namespace sieve

@@ -1,0 +1,92 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace sieve {
+
+// Byte offsets [begin, end) into the original input text.
+using Offsets = std::pair<std::uint32_t, std::uint32_t>;
+
+// What one input (or pair of inputs) becomes; the vectors are parallel.
+struct Encoding {
+  std::vector<std::uint32_t> ids;
+  std::vector<std::uint32_t> type_ids;
+  std::vector<Offsets> offsets;
+  std::vector<std::uint8_t> special_tokens_mask;
+  std::vector<std::uint8_t> attention_mask;
+
+  [[nodiscard]] std::size_t size() const noexcept { return ids.size(); }
+  void clear() noexcept;
+};
+
+enum class TruncationStrategy { kLongestFirst, kOnlyFirst, kOnlySecond };
+enum class Direction { kLeft, kRight };
+
+struct TruncationParams {
+  std::size_t max_length = 512;
+  TruncationStrategy strategy = TruncationStrategy::kLongestFirst;
+  std::size_t stride = 0;
+  Direction direction = Direction::kRight;
+};
+
+struct PaddingParams {
+  std::optional<std::size_t> fixed_length;  // empty: pad to the longest of a batch
+  Direction direction = Direction::kRight;
+  std::size_t pad_to_multiple_of = 0;
+  std::uint32_t pad_id = 0;
+  std::uint32_t pad_type_id = 0;
+  std::string pad_token = "[PAD]";
+};
+
+// How text that is not valid UTF-8 is treated. Hugging Face cannot receive
+// such text at all (Python strings are Unicode), so there is no reference
+// behaviour to copy: by default it is an error naming the byte offset.
+enum class InvalidUtf8 { kError, kReplace };
+
+class TokenizerImpl;
+
+// A tokenizer built from a Hugging Face `tokenizer.json`. Encoding is
+// const and thread-safe; configuration changes are not.
+class Tokenizer {
+ public:
+  static Tokenizer from_file(const std::filesystem::path& path);
+  static Tokenizer from_json(std::string_view json, std::string_view origin = "tokenizer.json");
+
+  Tokenizer(Tokenizer&&) noexcept;
+  Tokenizer& operator=(Tokenizer&&) noexcept;
+  ~Tokenizer();
+
+  [[nodiscard]] Encoding encode(std::string_view text, bool add_special_tokens = true) const;
+  [[nodiscard]] Encoding encode_pair(std::string_view first, std::string_view second,
+                                     bool add_special_tokens = true) const;
+  // Encodes many texts; padding with a batch-longest strategy pads to the
+  // longest of this batch.
+  [[nodiscard]] std::vector<Encoding> encode_batch(std::span<const std::string_view> texts,
+                                                   bool add_special_tokens = true) const;
+
+  [[nodiscard]] std::optional<std::uint32_t> token_to_id(std::string_view token) const;
+  [[nodiscard]] std::string_view id_to_token(std::uint32_t id) const;
+  [[nodiscard]] std::size_t vocab_size() const;
+
+  [[nodiscard]] const std::optional<TruncationParams>& truncation() const;
+  [[nodiscard]] const std::optional<PaddingParams>& padding() const;
+  void set_truncation(std::optional<TruncationParams> params);
+  void set_padding(std::optional<PaddingParams> params);
+  void set_invalid_utf8(InvalidUtf8 policy);
+  // Tokens the post-processor adds around one input (or a pair).
+  [[nodiscard]] std::size_t num_special_tokens_to_add(bool is_pair) const;
+
+ private:
+  explicit Tokenizer(std::unique_ptr<TokenizerImpl> impl);
+  std::unique_ptr<TokenizerImpl> impl_;
+};
+
+}  // namespace sieve

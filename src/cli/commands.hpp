@@ -1,0 +1,29 @@
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+#include "sieve/embedder.hpp"
+
+namespace sieve::cli {
+
+// Each subcommand registers its options and returns the action to run.
+using Action = std::function<int()>;
+
+Action add_embed_command(CLI::App& app);
+Action add_tokenize_command(CLI::App& app);
+Action add_info_command(CLI::App& app);
+
+// Options shared by commands that load a model.
+struct ModelOptions {
+  std::string model;
+  int threads = 0;
+  std::vector<std::string> providers;
+  bool strict_providers = false;
+  std::string optimization = "all";
+};
+void add_model_options(CLI::App& command, ModelOptions& options);
+RuntimeOptions to_runtime_options(const ModelOptions& options);
+
+}  // namespace sieve::cli

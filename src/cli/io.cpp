@@ -1,0 +1,90 @@
+#include "cli/io.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstring>
+
+#include "sieve/error.hpp"
+
+namespace sieve::cli {
+
+void for_each_line_chunk(std::istream& in, std::size_t chunk,
+                         const std::function<void(std::vector<std::string>&, std::size_t first_line)>& consume) {
+  std::vector<std::string> lines;
+  std::size_t first = 0;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    lines.push_back(std::move(line));
+    line.clear();
+    if (lines.size() == chunk) {
+      consume(lines, first);
+      first += lines.size();
+      lines.clear();
+    }
+  }
+  if (in.bad()) throw Error(ErrorCode::kRuntime, "error reading standard input");
+  if (!lines.empty()) consume(lines, first);
+}
+
+void append_float(std::string& out, float value) {
+  if (!std::isfinite(value)) {
+    // JSON has no NaN or infinity; null keeps the document valid and visible.
+    out += "null";
+    return;
+  }
+  char buffer[32];
+  const auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  out.append(buffer, result.ptr);
+}
+
+void append_json_string(std::string& out, std::string_view text) {
+  out.push_back('"');
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (u < 0x20 || u == 0x7F) {
+          char buffer[8];
+          std::snprintf(buffer, sizeof(buffer), "\\u%04x", u);
+          out += buffer;
+        } else {
+          out.push_back(c);
+        }
+    }
+  }
+  out.push_back('"');
+}
+
+void write_stdout(std::string_view data) {
+  if (std::fwrite(data.data(), 1, data.size(), stdout) != data.size()) {
+    throw Error(ErrorCode::kRuntime, "error writing standard output");
+  }
+}
+
+void write_npy(std::FILE* out, std::span<const float> data, std::size_t rows, std::size_t cols) {
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(rows) + ", " +
+                       std::to_string(cols) + "), }";
+  // Magic (6) + version (2) + length (2) + header, padded with spaces to a
+  // multiple of 64 and ended by a newline, as the format requires.
+  const std::size_t unpadded = 10 + header.size() + 1;
+  header.append((64 - unpadded % 64) % 64, ' ');
+  header.push_back('\n');
+  std::string prefix("\x93NUMPY\x01\x00", 8);
+  const auto length = static_cast<std::uint16_t>(header.size());
+  prefix.push_back(static_cast<char>(length & 0xFF));
+  prefix.push_back(static_cast<char>(length >> 8));
+  const auto bytes = data.size() * sizeof(float);
+  if (std::fwrite(prefix.data(), 1, prefix.size(), out) != prefix.size() ||
+      std::fwrite(header.data(), 1, header.size(), out) != header.size() ||
+      std::fwrite(data.data(), 1, bytes, out) != bytes) {
+    throw Error(ErrorCode::kRuntime, "error writing the .npy output");
+  }
+}
+
+}  // namespace sieve::cli

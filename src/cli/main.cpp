@@ -1,0 +1,43 @@
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "sieve/error.hpp"
+
+int main(int argc, char** argv) {
+  // Logs go to stderr so that stdout carries only results.
+  spdlog::set_default_logger(spdlog::stderr_color_mt("sieve"));
+  spdlog::set_pattern("sieve: %l: %v");
+
+  CLI::App app{"Sieve: local text embeddings on ONNX Runtime"};
+  app.require_subcommand(1);
+  std::string log_level = "info";
+  app.add_option("--log-level", log_level, "Logging: trace, debug, info, warn, error, off")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
+  const std::vector<std::pair<std::string, sieve::cli::Action>> commands = {
+      {"embed", sieve::cli::add_embed_command(app)},
+      {"tokenize", sieve::cli::add_tokenize_command(app)},
+      {"info", sieve::cli::add_info_command(app)},
+  };
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  spdlog::set_level(spdlog::level::from_str(log_level));
+  try {
+    for (const auto& [name, action] : commands) {
+      if (app.got_subcommand(name)) return action();
+    }
+  } catch (const sieve::Error& e) {
+    std::cerr << "sieve: error: " << e.what() << '\n';
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "sieve: error: " << e.what() << '\n';
+    return 1;
+  }
+  return 1;
+}

@@ -1,0 +1,28 @@
+#include "cli/commands.hpp"
+#include "sieve/error.hpp"
+
+namespace sieve::cli {
+
+void add_model_options(CLI::App& command, ModelOptions& options) {
+  command.add_option("--model,-m", options.model, "Model folder (model.onnx, tokenizer.json, ...)")->required();
+  command.add_option("--threads", options.threads, "Intra-op threads (default: physical cores)")->check(CLI::NonNegativeNumber);
+  command.add_option("--provider", options.providers,
+                     "Execution provider to try, in order: cpu, cuda, tensorrt, openvino, dnnl, coreml, directml; "
+                     "options as cuda:device_id=0");
+  command.add_flag("--strict-providers", options.strict_providers, "Fail when a requested provider is unavailable");
+  command.add_option("--optimization", options.optimization, "Graph optimization: disabled, basic, extended, all")
+      ->check(CLI::IsMember({"disabled", "basic", "extended", "all"}));
+}
+
+RuntimeOptions to_runtime_options(const ModelOptions& options) {
+  RuntimeOptions runtime;
+  runtime.intra_op_threads = options.threads;
+  runtime.strict_providers = options.strict_providers;
+  for (const auto& p : options.providers) runtime.providers.push_back(parse_provider_spec(p));
+  if (options.optimization == "disabled") runtime.graph_optimization = GraphOptimization::kDisabled;
+  if (options.optimization == "basic") runtime.graph_optimization = GraphOptimization::kBasic;
+  if (options.optimization == "extended") runtime.graph_optimization = GraphOptimization::kExtended;
+  return runtime;
+}
+
+}  // namespace sieve::cli

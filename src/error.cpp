@@ -1,0 +1,17 @@
+#include "sieve/error.hpp"
+
+namespace sieve {
+
+const char* to_string(ErrorCode code) noexcept {
+  switch (code) {
+    case ErrorCode::kInvalidArgument: return "invalid argument";
+    case ErrorCode::kInvalidInput: return "invalid input";
+    case ErrorCode::kNotFound: return "not found";
+    case ErrorCode::kParse: return "parse error";
+    case ErrorCode::kUnsupported: return "unsupported";
+    case ErrorCode::kRuntime: return "runtime error";
+  }
+  return "error";
+}
+
+}  // namespace sieve

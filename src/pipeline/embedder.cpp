@@ -1,0 +1,258 @@
+#include <algorithm>
+#include <chrono>
+
+#include "pipeline/batching.hpp"
+#include "pipeline/pooling.hpp"
+#include "registry/model_folder.hpp"
+#include "runtime/environment.hpp"
+#include "runtime/session.hpp"
+#include "sieve/embedder.hpp"
+#include "sieve/error.hpp"
+
+namespace sieve {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+const char* type_name(runtime::ElementType t) {
+  switch (t) {
+    case runtime::ElementType::kFloat32: return "float32";
+    case runtime::ElementType::kFloat16: return "float16";
+    case runtime::ElementType::kInt64: return "int64";
+    case runtime::ElementType::kInt32: return "int32";
+    case runtime::ElementType::kOther: return "other";
+  }
+  return "other";
+}
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + "]";
+}
+
+// Picks the output to read: an already pooled sentence embedding when the
+// export has one, otherwise the token states.
+std::size_t choose_output(const std::vector<runtime::TensorSpec>& outputs, const std::filesystem::path& file) {
+  const auto find = [&](auto predicate) -> std::optional<std::size_t> {
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      if (outputs[i].type == runtime::ElementType::kFloat32 && predicate(outputs[i])) return i;
+    }
+    return std::nullopt;
+  };
+  if (auto i = find([](const auto& o) { return o.name == "sentence_embedding" && o.shape.size() == 2; })) return *i;
+  for (const char* name : {"last_hidden_state", "token_embeddings"}) {
+    if (auto i = find([&](const auto& o) { return o.name == name && o.shape.size() == 3; })) return *i;
+  }
+  if (auto i = find([](const auto& o) { return o.shape.size() == 3; })) return *i;
+  if (auto i = find([](const auto& o) { return o.shape.size() == 2; })) return *i;
+  std::string list;
+  for (const auto& o : outputs) list += " " + o.name + ":" + type_name(o.type) + shape_text(o.shape);
+  throw Error(ErrorCode::kUnsupported, file.string() +
+                                           ": no float32 output of rank 2 (pooled) or rank 3 (token states); outputs:" + list);
+}
+
+}  // namespace
+
+struct Embedder::Impl {
+  registry::ModelFolder folder;
+  Tokenizer tokenizer;
+  runtime::Session session;
+  ModelInfo info;
+  std::size_t input_ids = 0;
+  std::size_t attention_mask = 0;
+  std::optional<std::size_t> token_type_ids;
+  std::size_t output = 0;
+  std::size_t batch_size = 32;
+
+  Impl(registry::ModelFolder f, Tokenizer t, runtime::Session s)
+      : folder(std::move(f)), tokenizer(std::move(t)), session(std::move(s)) {}
+};
+
+Embedder::Embedder(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Embedder::Embedder(Embedder&&) noexcept = default;
+Embedder& Embedder::operator=(Embedder&&) noexcept = default;
+Embedder::~Embedder() = default;
+
+Embedder Embedder::load(const std::filesystem::path& folder_path, const EmbedderOptions& options) {
+  if (options.batch_size == 0) throw Error(ErrorCode::kInvalidArgument, "batch size must be at least 1");
+  auto folder = registry::read_model_folder(folder_path);
+  auto tokenizer = Tokenizer::from_file(folder.tokenizer_file);
+  runtime::Session session(folder.onnx_file, options.runtime);
+  auto impl = std::make_unique<Impl>(std::move(folder), std::move(tokenizer), std::move(session));
+  const auto& f = impl->folder;
+  const auto& onnx = f.onnx_file;
+
+  // Inputs: ids and mask are required, token types optional, nothing else.
+  bool have_ids = false;
+  bool have_mask = false;
+  const auto& inputs = impl->session.inputs();
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const auto& in = inputs[i];
+    if (in.name != "input_ids" && in.name != "attention_mask" && in.name != "token_type_ids") {
+      throw Error(ErrorCode::kUnsupported, onnx.string() + ": unexpected model input \"" + in.name +
+                                               "\" (expected input_ids, attention_mask, token_type_ids)");
+    }
+    if (in.type != runtime::ElementType::kInt64 || in.shape.size() != 2) {
+      throw Error(ErrorCode::kUnsupported, onnx.string() + ": input \"" + in.name + "\" is " + type_name(in.type) +
+                                               shape_text(in.shape) + ", expected int64 [batch, sequence]");
+    }
+    if (in.name == "input_ids") {
+      impl->input_ids = i;
+      have_ids = true;
+    } else if (in.name == "attention_mask") {
+      impl->attention_mask = i;
+      have_mask = true;
+    } else {
+      impl->token_type_ids = i;
+    }
+  }
+  if (!have_ids || !have_mask) {
+    throw Error(ErrorCode::kUnsupported, onnx.string() + ": the model needs inputs input_ids and attention_mask");
+  }
+  impl->output = choose_output(impl->session.outputs(), onnx);
+  const auto& out = impl->session.outputs()[impl->output];
+
+  ModelInfo& info = impl->info;
+  info.folder = f.root;
+  info.onnx_file = onnx;
+  for (const auto& in : inputs) info.inputs.push_back({in.name, type_name(in.type), in.shape});
+  for (const auto& o : impl->session.outputs()) info.outputs.push_back({o.name, type_name(o.type), o.shape});
+  info.output = out.name;
+  info.pooled_by_model = out.shape.size() == 2;
+  info.pooling = options.pooling.value_or(f.pooling.value_or(Pooling::kMean));
+  // Without sentence-transformers files there is no Normalize module to
+  // follow; normalized vectors are what search users almost always want.
+  info.normalize = options.normalize.value_or(f.has_sentence_transformers_files ? f.has_normalize_module : true);
+  const std::int64_t last_dim = out.shape.back();
+  info.dimension = last_dim > 0 ? static_cast<std::size_t>(last_dim) : f.hidden_size.value_or(0);
+
+  std::size_t max_length = options.max_length.value_or(
+      f.max_seq_length.value_or(f.model_max_length.value_or(f.max_position_embeddings.value_or(512))));
+  if (f.max_position_embeddings && max_length > *f.max_position_embeddings) {
+    if (options.max_length) {
+      throw Error(ErrorCode::kInvalidArgument, "max length " + std::to_string(max_length) + " exceeds the model's " +
+                                                   std::to_string(*f.max_position_embeddings) + " positions");
+    }
+    max_length = *f.max_position_embeddings;
+  }
+  const std::size_t specials = impl->tokenizer.num_special_tokens_to_add(false);
+  if (max_length <= specials) {
+    throw Error(ErrorCode::kInvalidArgument, "max length " + std::to_string(max_length) + " leaves no room for text");
+  }
+  info.max_length = max_length;
+  info.providers = impl->session.providers();
+  info.intra_op_threads = impl->session.intra_op_threads();
+  info.onnxruntime_version = runtime::onnxruntime_version();
+
+  // The pipeline pads per batch itself; the file's own padding (often a
+  // fixed 128) would only waste compute, and truncation follows the model.
+  impl->tokenizer.set_padding(std::nullopt);
+  impl->tokenizer.set_truncation(TruncationParams{max_length, TruncationStrategy::kLongestFirst, 0, Direction::kRight});
+  impl->tokenizer.set_invalid_utf8(options.invalid_utf8);
+  impl->batch_size = options.batch_size;
+  return Embedder(std::move(impl));
+}
+
+const ModelInfo& Embedder::info() const noexcept { return impl_->info; }
+const Tokenizer& Embedder::tokenizer() const noexcept { return impl_->tokenizer; }
+
+Embeddings Embedder::embed(const std::vector<std::string>& texts, EmbedTimings* timings) const {
+  std::vector<std::string_view> views(texts.begin(), texts.end());
+  return embed(std::span<const std::string_view>(views), timings);
+}
+
+Embeddings Embedder::embed(std::span<const std::string_view> texts, EmbedTimings* timings) const {
+  const Impl& m = *impl_;
+  EmbedTimings local;
+  EmbedTimings& t = timings != nullptr ? *timings : local;
+
+  auto start = Clock::now();
+  std::vector<Encoding> encodings;
+  encodings.reserve(texts.size());
+  std::vector<std::size_t> lengths;
+  lengths.reserve(texts.size());
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    try {
+      encodings.push_back(m.tokenizer.encode(texts[i]));
+    } catch (const Error& e) {
+      throw Error(e.code(), "text " + std::to_string(i) + ": " + e.what());
+    }
+    lengths.push_back(encodings.back().size());
+    t.tokens += encodings.back().size();
+  }
+  t.tokenize_seconds += seconds_since(start);
+
+  Embeddings result;
+  result.rows = texts.size();
+  result.dimension = m.info.dimension;
+  if (texts.empty()) return result;
+
+  const auto plan = pipeline::plan_batches(lengths, m.batch_size);
+  std::vector<std::int64_t> ids;
+  std::vector<std::int64_t> mask;
+  std::vector<std::int64_t> types;
+  std::vector<float> pooled;
+  for (const auto& [begin, end] : plan.batches) {
+    start = Clock::now();
+    const std::size_t batch = end - begin;
+    std::size_t seq = 0;
+    for (std::size_t k = begin; k < end; ++k) seq = std::max(seq, lengths[plan.order[k]]);
+    seq = std::max<std::size_t>(seq, 1);
+    ids.assign(batch * seq, 0);
+    mask.assign(batch * seq, 0);
+    if (m.token_type_ids) types.assign(batch * seq, 0);
+    for (std::size_t row = 0; row < batch; ++row) {
+      const Encoding& e = encodings[plan.order[begin + row]];
+      std::copy(e.ids.begin(), e.ids.end(), ids.begin() + static_cast<std::ptrdiff_t>(row * seq));
+      std::fill_n(mask.begin() + static_cast<std::ptrdiff_t>(row * seq), e.size(), 1);
+      if (m.token_type_ids) std::copy(e.type_ids.begin(), e.type_ids.end(), types.begin() + static_cast<std::ptrdiff_t>(row * seq));
+    }
+    std::vector<runtime::Int64Input> inputs;
+    const std::vector<std::int64_t> shape = {static_cast<std::int64_t>(batch), static_cast<std::int64_t>(seq)};
+    inputs.push_back({m.input_ids, ids.data(), shape});
+    inputs.push_back({m.attention_mask, mask.data(), shape});
+    if (m.token_type_ids) inputs.push_back({*m.token_type_ids, types.data(), shape});
+    t.padded_tokens += batch * seq;
+    t.prepare_seconds += seconds_since(start);
+
+    start = Clock::now();
+    const auto output = m.session.run(inputs, m.output);
+    t.run_seconds += seconds_since(start);
+
+    start = Clock::now();
+    const auto& s = output.shape();
+    const std::size_t dim = s.empty() ? 0 : static_cast<std::size_t>(s.back());
+    const bool shape_ok = m.info.pooled_by_model
+                              ? (s.size() == 2 && s[0] == shape[0])
+                              : (s.size() == 3 && s[0] == shape[0] && s[1] == shape[1]);
+    if (!shape_ok || dim == 0 || (result.dimension != 0 && dim != result.dimension)) {
+      throw Error(ErrorCode::kRuntime, "model output \"" + m.info.output + "\" has shape " + shape_text(s) +
+                                           " for an input of shape " + shape_text(shape));
+    }
+    if (result.data.empty()) {
+      result.dimension = dim;
+      result.data.resize(result.rows * dim);
+    }
+    const float* rows = output.data();
+    if (!m.info.pooled_by_model) {
+      pooled.resize(batch * dim);
+      pipeline::pool(output.data(), batch, seq, dim, mask.data(), m.info.pooling, pooled.data());
+      rows = pooled.data();
+    }
+    for (std::size_t row = 0; row < batch; ++row) {
+      float* target = result.data.data() + plan.order[begin + row] * dim;
+      std::copy(rows + row * dim, rows + (row + 1) * dim, target);
+      if (m.info.normalize) pipeline::l2_normalize(target, dim);
+    }
+    t.pool_seconds += seconds_since(start);
+    ++t.batches;
+  }
+  return result;
+}
+
+}  // namespace sieve

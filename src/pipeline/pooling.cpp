@@ -1,0 +1,88 @@
+#include "pipeline/pooling.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "sieve/error.hpp"
+
+namespace sieve::pipeline {
+
+void pool(const float* states, std::size_t batch, std::size_t sequence, std::size_t dim, const std::int64_t* mask,
+          Pooling pooling, float* out) {
+  for (std::size_t b = 0; b < batch; ++b) {
+    const float* rows = states + b * sequence * dim;
+    const std::int64_t* m = mask + b * sequence;
+    float* target = out + b * dim;
+    std::size_t count = 0;
+    for (std::size_t t = 0; t < sequence; ++t) count += m[t] != 0 ? 1 : 0;
+    switch (pooling) {
+      case Pooling::kCls:
+        std::copy(rows, rows + dim, target);
+        break;
+      case Pooling::kLastToken: {
+        // The last attended position; padding is on the right.
+        const std::size_t last = count == 0 ? 0 : count - 1;
+        std::copy(rows + last * dim, rows + (last + 1) * dim, target);
+        break;
+      }
+      case Pooling::kMax: {
+        // sentence-transformers sets padded positions to -1e9 before the max.
+        std::fill(target, target + dim, -std::numeric_limits<float>::infinity());
+        for (std::size_t t = 0; t < sequence; ++t) {
+          const float* row = rows + t * dim;
+          for (std::size_t d = 0; d < dim; ++d) target[d] = std::max(target[d], m[t] != 0 ? row[d] : -1e9F);
+        }
+        break;
+      }
+      case Pooling::kMean:
+      case Pooling::kMeanSqrtLen: {
+        std::fill(target, target + dim, 0.0F);
+        for (std::size_t t = 0; t < sequence; ++t) {
+          if (m[t] == 0) continue;
+          const float* row = rows + t * dim;
+          for (std::size_t d = 0; d < dim; ++d) target[d] += row[d];
+        }
+        // Clamped like sentence-transformers (min 1e-9) so an all-padding row gives zeros, not NaN.
+        const float n = std::max(static_cast<float>(count), 1e-9F);
+        const float divisor = pooling == Pooling::kMean ? n : std::sqrt(n);
+        for (std::size_t d = 0; d < dim; ++d) target[d] /= divisor;
+        break;
+      }
+    }
+  }
+}
+
+void l2_normalize(float* vector, std::size_t dim) {
+  double sum = 0;
+  for (std::size_t d = 0; d < dim; ++d) sum += static_cast<double>(vector[d]) * vector[d];
+  const double norm = std::max(std::sqrt(sum), 1e-12);
+  for (std::size_t d = 0; d < dim; ++d) vector[d] = static_cast<float>(vector[d] / norm);
+}
+
+}  // namespace sieve::pipeline
+
+namespace sieve {
+
+const char* to_string(Pooling pooling) noexcept {
+  switch (pooling) {
+    case Pooling::kMean: return "mean";
+    case Pooling::kCls: return "cls";
+    case Pooling::kMax: return "max";
+    case Pooling::kMeanSqrtLen: return "mean_sqrt_len";
+    case Pooling::kLastToken: return "lasttoken";
+  }
+  return "mean";
+}
+
+Pooling parse_pooling(std::string_view name) {
+  if (name == "mean") return Pooling::kMean;
+  if (name == "cls") return Pooling::kCls;
+  if (name == "max") return Pooling::kMax;
+  if (name == "mean_sqrt_len" || name == "mean_sqrt_len_tokens") return Pooling::kMeanSqrtLen;
+  if (name == "lasttoken" || name == "last") return Pooling::kLastToken;
+  throw Error(ErrorCode::kInvalidArgument,
+              "unknown pooling \"" + std::string(name) + "\" (expected mean, cls, max, mean_sqrt_len or lasttoken)");
+}
+
+}  // namespace sieve

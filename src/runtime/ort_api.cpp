@@ -1,0 +1,25 @@
+#include "runtime/ort_api.hpp"
+
+#include "sieve/error.hpp"
+
+namespace sieve::runtime {
+
+const OrtApi& ort() {
+  static const OrtApi* api = [] {
+    const OrtApi* p = OrtGetApiBase()->GetApi(ORT_API_VERSION);
+    if (p == nullptr) {
+      throw Error(ErrorCode::kRuntime, std::string("the loaded ONNX Runtime (") + OrtGetApiBase()->GetVersionString() +
+                                           ") does not provide C API version " + std::to_string(ORT_API_VERSION));
+    }
+    return p;
+  }();
+  return *api;
+}
+
+void check(OrtStatus* status, const char* what) {
+  if (status == nullptr) return;
+  const OrtPtr<OrtStatus> owned(status);
+  throw Error(ErrorCode::kRuntime, std::string(what) + ": " + ort().GetErrorMessage(status));
+}
+
+}  // namespace sieve::runtime

@@ -1,0 +1,190 @@
+#include "runtime/session.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <fstream>
+
+#include "runtime/environment.hpp"
+#include "runtime/ort_api.hpp"
+#include "runtime/providers.hpp"
+#include "sieve/error.hpp"
+
+namespace sieve::runtime {
+namespace {
+
+ElementType element_type(ONNXTensorElementDataType t) {
+  switch (t) {
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT: return ElementType::kFloat32;
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16: return ElementType::kFloat16;
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64: return ElementType::kInt64;
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32: return ElementType::kInt32;
+    default: return ElementType::kOther;
+  }
+}
+
+TensorSpec describe(OrtTypeInfo* raw_info, std::string name) {
+  const OrtPtr<OrtTypeInfo> info(raw_info);
+  TensorSpec spec;
+  spec.name = std::move(name);
+  const OrtTensorTypeAndShapeInfo* tensor = nullptr;
+  check(ort().CastTypeInfoToTensorInfo(info.get(), &tensor), "reading a tensor type");
+  if (tensor == nullptr) return spec;  // not a tensor (sequence, map): kOther, no shape
+  ONNXTensorElementDataType type{};
+  check(ort().GetTensorElementType(tensor, &type), "reading an element type");
+  spec.type = element_type(type);
+  std::size_t rank = 0;
+  check(ort().GetDimensionsCount(tensor, &rank), "reading a tensor rank");
+  spec.shape.resize(rank);
+  check(ort().GetDimensions(tensor, spec.shape.data(), rank), "reading a tensor shape");
+  return spec;
+}
+
+std::string take_name(char* raw, OrtAllocator* allocator) {
+  std::string name = raw;
+  check(ort().AllocatorFree(allocator, raw), "freeing a name");
+  return name;
+}
+
+GraphOptimizationLevel ort_level(GraphOptimization level) {
+  switch (level) {
+    case GraphOptimization::kDisabled: return ORT_DISABLE_ALL;
+    case GraphOptimization::kBasic: return ORT_ENABLE_BASIC;
+    case GraphOptimization::kExtended: return ORT_ENABLE_EXTENDED;
+    case GraphOptimization::kAll: return ORT_ENABLE_ALL;
+  }
+  return ORT_ENABLE_ALL;
+}
+
+}  // namespace
+
+struct Session::State {
+  OrtPtr<OrtSession> session;
+  OrtPtr<OrtMemoryInfo> cpu_memory;
+  std::vector<std::string> input_names;
+  std::vector<std::string> output_names;
+};
+
+FloatOutput::FloatOutput(OrtValue* value, const float* data, std::vector<std::int64_t> shape)
+    : value_(value), data_(data), shape_(std::move(shape)) {}
+FloatOutput::FloatOutput(FloatOutput&& other) noexcept
+    : value_(std::exchange(other.value_, nullptr)), data_(other.data_), shape_(std::move(other.shape_)) {}
+FloatOutput& FloatOutput::operator=(FloatOutput&& other) noexcept {
+  if (this != &other) {
+    if (value_ != nullptr) ort().ReleaseValue(value_);
+    value_ = std::exchange(other.value_, nullptr);
+    data_ = other.data_;
+    shape_ = std::move(other.shape_);
+  }
+  return *this;
+}
+FloatOutput::~FloatOutput() {
+  if (value_ != nullptr) ort().ReleaseValue(value_);
+}
+
+Session::Session(const std::filesystem::path& model, const RuntimeOptions& options) : state_(std::make_unique<State>()) {
+  if (!std::filesystem::is_regular_file(model)) {
+    throw Error(ErrorCode::kNotFound, model.string() + ": model file not found");
+  }
+  OrtSessionOptions* raw_options = nullptr;
+  check(ort().CreateSessionOptions(&raw_options), "creating session options");
+  const OrtPtr<OrtSessionOptions> session_options(raw_options);
+
+  intra_op_threads_ = options.intra_op_threads > 0 ? options.intra_op_threads : physical_core_count();
+  check(ort().SetIntraOpNumThreads(session_options.get(), intra_op_threads_), "setting intra-op threads");
+  check(ort().SetInterOpNumThreads(session_options.get(), std::max(1, options.inter_op_threads)),
+        "setting inter-op threads");
+  check(ort().SetSessionGraphOptimizationLevel(session_options.get(), ort_level(options.graph_optimization)),
+        "setting the optimization level");
+  check(options.memory_pattern ? ort().EnableMemPattern(session_options.get())
+                               : ort().DisableMemPattern(session_options.get()),
+        "setting memory patterns");
+  check(options.cpu_arena ? ort().EnableCpuMemArena(session_options.get())
+                          : ort().DisableCpuMemArena(session_options.get()),
+        "setting the CPU arena");
+  providers_ = append_providers(session_options.get(), options);
+
+  OrtSession* raw_session = nullptr;
+  check(ort().CreateSession(environment(), model.c_str(), session_options.get(), &raw_session),
+        ("loading " + model.string()).c_str());
+  state_->session.reset(raw_session);
+
+  OrtMemoryInfo* memory = nullptr;
+  check(ort().CreateCpuMemoryInfo(OrtArenaAllocator, OrtMemTypeDefault, &memory), "creating CPU memory info");
+  state_->cpu_memory.reset(memory);
+
+  OrtAllocator* allocator = nullptr;
+  check(ort().GetAllocatorWithDefaultOptions(&allocator), "getting the default allocator");
+  std::size_t count = 0;
+  check(ort().SessionGetInputCount(raw_session, &count), "counting inputs");
+  for (std::size_t i = 0; i < count; ++i) {
+    char* name = nullptr;
+    check(ort().SessionGetInputName(raw_session, i, allocator, &name), "reading an input name");
+    OrtTypeInfo* info = nullptr;
+    std::string owned = take_name(name, allocator);
+    check(ort().SessionGetInputTypeInfo(raw_session, i, &info), "reading an input type");
+    inputs_.push_back(describe(info, owned));
+    state_->input_names.push_back(owned);
+  }
+  check(ort().SessionGetOutputCount(raw_session, &count), "counting outputs");
+  for (std::size_t i = 0; i < count; ++i) {
+    char* name = nullptr;
+    check(ort().SessionGetOutputName(raw_session, i, allocator, &name), "reading an output name");
+    OrtTypeInfo* info = nullptr;
+    std::string owned = take_name(name, allocator);
+    check(ort().SessionGetOutputTypeInfo(raw_session, i, &info), "reading an output type");
+    outputs_.push_back(describe(info, owned));
+    state_->output_names.push_back(owned);
+  }
+  std::string joined;
+  for (const auto& p : providers_) joined += (joined.empty() ? "" : ", ") + p;
+  spdlog::info("session for {} uses providers [{}] with {} intra-op threads", model.string(), joined,
+               intra_op_threads_);
+}
+
+Session::Session(Session&&) noexcept = default;
+Session& Session::operator=(Session&&) noexcept = default;
+Session::~Session() = default;
+
+FloatOutput Session::run(std::span<const Int64Input> inputs, std::size_t output_index) const {
+  std::vector<OrtPtr<OrtValue>> values;
+  std::vector<const OrtValue*> value_ptrs;
+  std::vector<const char*> names;
+  values.reserve(inputs.size());
+  for (const auto& input : inputs) {
+    std::size_t elements = 1;
+    for (const auto d : input.shape) elements *= static_cast<std::size_t>(d);
+    OrtValue* value = nullptr;
+    // ORT reads the buffer in place; the const_cast is safe because inputs
+    // are never written.
+    check(ort().CreateTensorWithDataAsOrtValue(state_->cpu_memory.get(), const_cast<std::int64_t*>(input.data),
+                                               elements * sizeof(std::int64_t), input.shape.data(), input.shape.size(),
+                                               ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64, &value),
+          "creating an input tensor");
+    values.emplace_back(value);
+    value_ptrs.push_back(value);
+    names.push_back(state_->input_names.at(input.input_index).c_str());
+  }
+  const char* output_name = state_->output_names.at(output_index).c_str();
+  OrtValue* output = nullptr;
+  check(ort().Run(state_->session.get(), nullptr, names.data(), value_ptrs.data(), value_ptrs.size(), &output_name, 1,
+                  &output),
+        "running the model");
+  OrtPtr<OrtValue> owned(output);
+  OrtTensorTypeAndShapeInfo* raw_info = nullptr;
+  check(ort().GetTensorTypeAndShape(output, &raw_info), "reading the output shape");
+  const OrtPtr<OrtTensorTypeAndShapeInfo> info(raw_info);
+  ONNXTensorElementDataType type{};
+  check(ort().GetTensorElementType(info.get(), &type), "reading the output type");
+  if (type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) {
+    throw Error(ErrorCode::kUnsupported, "output \"" + state_->output_names[output_index] + "\" is not float32");
+  }
+  std::size_t rank = 0;
+  check(ort().GetDimensionsCount(info.get(), &rank), "reading the output rank");
+  std::vector<std::int64_t> shape(rank);
+  check(ort().GetDimensions(info.get(), shape.data(), rank), "reading the output dimensions");
+  void* data = nullptr;
+  check(ort().GetTensorMutableData(output, &data), "reading the output data");
+  return FloatOutput(owned.release(), static_cast<const float*>(data), std::move(shape));
+}
+
+}  // namespace sieve::runtime

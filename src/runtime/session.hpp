@@ -1,0 +1,79 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "sieve/runtime_options.hpp"
+
+struct OrtSession;
+struct OrtValue;
+struct OrtMemoryInfo;
+
+namespace sieve::runtime {
+
+enum class ElementType { kFloat32, kFloat16, kInt64, kInt32, kOther };
+
+// A model input or output as the ONNX file declares it; -1 marks a dynamic axis.
+struct TensorSpec {
+  std::string name;
+  ElementType type = ElementType::kOther;
+  std::vector<std::int64_t> shape;
+};
+
+// An int64 input that borrows the caller's buffer: no copy is made.
+struct Int64Input {
+  std::size_t input_index;
+  const std::int64_t* data;
+  std::vector<std::int64_t> shape;
+};
+
+// An output ORT allocated; owns the OrtValue.
+class FloatOutput {
+ public:
+  FloatOutput(OrtValue* value, const float* data, std::vector<std::int64_t> shape);
+  FloatOutput(FloatOutput&&) noexcept;
+  FloatOutput& operator=(FloatOutput&&) noexcept;
+  ~FloatOutput();
+
+  [[nodiscard]] const float* data() const noexcept { return data_; }
+  [[nodiscard]] const std::vector<std::int64_t>& shape() const noexcept { return shape_; }
+
+ private:
+  OrtValue* value_;
+  const float* data_;
+  std::vector<std::int64_t> shape_;
+};
+
+// One ORT session. Run is thread-safe (ORT sessions allow concurrent runs).
+class Session {
+ public:
+  Session(const std::filesystem::path& model, const RuntimeOptions& options);
+  Session(Session&&) noexcept;
+  Session& operator=(Session&&) noexcept;
+  ~Session();
+
+  [[nodiscard]] const std::vector<TensorSpec>& inputs() const noexcept { return inputs_; }
+  [[nodiscard]] const std::vector<TensorSpec>& outputs() const noexcept { return outputs_; }
+  // Providers the session was created with, in priority order, CPU last.
+  [[nodiscard]] const std::vector<std::string>& providers() const noexcept { return providers_; }
+  [[nodiscard]] int intra_op_threads() const noexcept { return intra_op_threads_; }
+
+  [[nodiscard]] FloatOutput run(std::span<const Int64Input> inputs, std::size_t output_index) const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+  std::vector<TensorSpec> inputs_;
+  std::vector<TensorSpec> outputs_;
+  std::vector<std::string> providers_;
+  int intra_op_threads_ = 0;
+};
+
+// Provider names the loaded ONNX Runtime library was built with, in Sieve's spelling.
+std::vector<std::string> available_providers();
+
+}  // namespace sieve::runtime

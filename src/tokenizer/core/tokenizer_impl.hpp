@@ -1,0 +1,35 @@
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sieve/tokenizer.hpp"
+#include "tokenizer/core/added_vocabulary.hpp"
+#include "tokenizer/core/components.hpp"
+
+namespace sieve {
+
+// The assembled pipeline: added tokens, normalizer, pre-tokenizer, model,
+// post-processor, then truncation and padding.
+class TokenizerImpl {
+ public:
+  std::unique_ptr<tokenizer::Normalizer> normalizer;
+  std::unique_ptr<tokenizer::PreTokenizer> pre_tokenizer;
+  std::unique_ptr<tokenizer::Model> model;
+  std::unique_ptr<tokenizer::PostProcessor> post_processor;
+  tokenizer::AddedVocabulary added;
+  std::optional<TruncationParams> truncation;
+  std::optional<PaddingParams> padding;
+  InvalidUtf8 invalid_utf8 = InvalidUtf8::kError;
+
+  // Tokens of one sequence, before special tokens, truncation and padding.
+  [[nodiscard]] Encoding encode_sequence(std::string_view text) const;
+  [[nodiscard]] Encoding post_process(Encoding first, std::optional<Encoding> second, bool add_special_tokens) const;
+  [[nodiscard]] std::size_t added_tokens(bool is_pair) const;
+};
+
+std::unique_ptr<TokenizerImpl> load_tokenizer_json(std::string_view json, std::string_view origin);
+
+}  // namespace sieve

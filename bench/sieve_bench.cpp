@@ -1,0 +1,159 @@
+// Embedding benchmark for Sieve: tokenization throughput, embedding
+// throughput per batch size, single-sentence latency, and the share of wall
+// time spent outside ONNX Runtime's run. Prints one JSON object; bench/run.sh
+// runs it beside the Python peers (bench/peers.py) and writes RESULTS.md.
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <numeric>
+#include <sstream>
+
+#include "sieve/embedder.hpp"
+#include "sieve/error.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double rank = p / 100.0 * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<std::size_t>(rank);
+  const std::size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (v[hi] - v[lo]) * (rank - static_cast<double>(lo));
+}
+
+// Repeats `body` (which returns the units it processed) for at least
+// `min_seconds` after one warm-up; returns the rate of every repetition.
+template <typename Body>
+std::vector<double> rates(double min_seconds, Body&& body) {
+  body();
+  std::vector<double> out;
+  const auto start = Clock::now();
+  while (since(start) < min_seconds || out.size() < 3) {
+    const auto t = Clock::now();
+    const double units = body();
+    out.push_back(units / since(t));
+  }
+  return out;
+}
+
+std::vector<std::string> read_lines(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw sieve::Error(sieve::ErrorCode::kNotFound, path + ": cannot open");
+  std::vector<std::string> lines;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty()) lines.push_back(line);
+  }
+  return lines;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Sieve embedding benchmark"};
+  std::string model;
+  std::string sentences_file;
+  std::vector<std::size_t> batch_sizes = {1, 8, 32, 128};
+  int threads = 0;
+  double min_seconds = 3;
+  app.add_option("--model", model, "Model folder")->required();
+  app.add_option("--sentences", sentences_file, "One sentence per line")->required();
+  app.add_option("--batch-sizes", batch_sizes, "Batch sizes")->delimiter(',');
+  app.add_option("--threads", threads, "Intra-op threads (0: physical cores)");
+  app.add_option("--min-seconds", min_seconds, "Minimum measuring time per configuration");
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    const auto sentences = read_lines(sentences_file);
+    std::vector<std::string_view> views(sentences.begin(), sentences.end());
+    nlohmann::json report;
+    report["sentences"] = sentences.size();
+
+    sieve::EmbedderOptions options;
+    options.runtime.intra_op_threads = threads;
+    const auto tokenizer_owner = sieve::Embedder::load(model, options);
+    const auto& info = tokenizer_owner.info();
+    report["threads"] = info.intra_op_threads;
+    report["onnxruntime_version"] = info.onnxruntime_version;
+    report["max_length"] = info.max_length;
+
+    // Tokenization alone, single-threaded, with the embedding truncation.
+    std::size_t total_tokens = 0;
+    for (const auto s : views) total_tokens += tokenizer_owner.tokenizer().encode(s).size();
+    report["total_tokens"] = total_tokens;
+    const auto tokenize_rates = rates(min_seconds, [&] {
+      std::size_t tokens = 0;
+      for (const auto s : views) tokens += tokenizer_owner.tokenizer().encode(s).size();
+      return static_cast<double>(tokens);
+    });
+    report["tokenize"] = {{"tokens_per_second", median(tokenize_rates)},
+                          {"sentences_per_second", median(tokenize_rates) * static_cast<double>(sentences.size()) /
+                                                       static_cast<double>(total_tokens)}};
+
+    for (const std::size_t batch : batch_sizes) {
+      options.batch_size = batch;
+      const auto embedder = sieve::Embedder::load(model, options);
+      sieve::EmbedTimings timings;
+      double wall = 0;
+      const auto r = rates(min_seconds, [&] {
+        sieve::EmbedTimings one;
+        const auto t = Clock::now();
+        const auto result = embedder.embed(views, &one);
+        wall += since(t);
+        timings.tokenize_seconds += one.tokenize_seconds;
+        timings.prepare_seconds += one.prepare_seconds;
+        timings.run_seconds += one.run_seconds;
+        timings.pool_seconds += one.pool_seconds;
+        timings.tokens += one.tokens;
+        timings.padded_tokens += one.padded_tokens;
+        return static_cast<double>(result.rows);
+      });
+      const double outside = wall - timings.run_seconds;
+      report["embed"][std::to_string(batch)] = {
+          {"sentences_per_second", median(r)},
+          {"share_outside_ort", outside / wall},
+          {"tokenize_share", timings.tokenize_seconds / wall},
+          {"prepare_share", timings.prepare_seconds / wall},
+          {"pool_share", timings.pool_seconds / wall},
+          {"padding_overhead", static_cast<double>(timings.padded_tokens) / static_cast<double>(timings.tokens) - 1.0}};
+      std::cerr << "batch " << batch << ": " << median(r) << " sentences/s\n";
+    }
+
+    // Latency of one sentence per call, each sentence in turn.
+    options.batch_size = 1;
+    const auto embedder = sieve::Embedder::load(model, options);
+    for (std::size_t i = 0; i < std::min<std::size_t>(20, views.size()); ++i) (void)embedder.embed(std::span<const std::string_view>(views).subspan(i, 1));
+    std::vector<double> latencies;
+    const auto start = Clock::now();
+    for (std::size_t round = 0; since(start) < min_seconds || round == 0; ++round) {
+      for (std::size_t i = 0; i < views.size(); ++i) {
+        const auto t = Clock::now();
+        (void)embedder.embed(std::span<const std::string_view>(views).subspan(i, 1));
+        latencies.push_back(since(t) * 1000.0);
+      }
+    }
+    report["latency_ms"] = {{"p50", percentile(latencies, 50)}, {"p99", percentile(latencies, 99)},
+                            {"samples", latencies.size()}};
+    std::cout << report.dump(2) << '\n';
+  } catch (const std::exception& e) {
+    std::cerr << "sieve_bench: error: " << e.what() << '\n';
+    return 1;
+  }
+  return 0;
+}

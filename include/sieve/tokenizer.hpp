@@ -75,6 +75,10 @@ class Tokenizer {
   [[nodiscard]] std::optional<std::uint32_t> token_to_id(std::string_view token) const;
   [[nodiscard]] std::string_view id_to_token(std::uint32_t id) const;
   [[nodiscard]] std::size_t vocab_size() const;
+  // The token string Hugging Face reports for position `i` of an encoding of
+  // `text`: the vocabulary entry, except for added tokens matched in the text,
+  // which are reported as matched (with any whitespace lstrip/rstrip took).
+  [[nodiscard]] std::string token_string(const Encoding& encoding, std::size_t i, std::string_view text) const;
 
   [[nodiscard]] const std::optional<TruncationParams>& truncation() const;
   [[nodiscard]] const std::optional<PaddingParams>& padding() const;

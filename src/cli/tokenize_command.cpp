@@ -15,13 +15,13 @@ struct TokenizeArgs {
   std::string invalid_utf8 = "error";
 };
 
-void write_encoding(const Tokenizer& tokenizer, const Encoding& e, std::string& out) {
+void write_encoding(const Tokenizer& tokenizer, const Encoding& e, std::string_view text, std::string& out) {
   out += "{\"ids\":";
   append_json_array<std::uint32_t>(out, e.ids);
   out += ",\"tokens\":[";
   for (std::size_t i = 0; i < e.ids.size(); ++i) {
     if (i) out.push_back(',');
-    append_json_string(out, tokenizer.id_to_token(e.ids[i]));
+    append_json_string(out, tokenizer.token_string(e, i, text));
   }
   out += "],\"type_ids\":";
   append_json_array<std::uint32_t>(out, e.type_ids);
@@ -43,7 +43,7 @@ int run_tokenize(const TokenizeArgs& args) {
     out.clear();
     for (std::size_t i = 0; i < lines.size(); ++i) {
       try {
-        write_encoding(tokenizer, tokenizer.encode(lines[i], !args.no_special_tokens), out);
+        write_encoding(tokenizer, tokenizer.encode(lines[i], !args.no_special_tokens), lines[i], out);
       } catch (const Error& e) {
         throw Error(e.code(), "input " + std::to_string(first_line + i + 1) + ": " + e.what());
       }

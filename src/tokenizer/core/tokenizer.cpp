@@ -121,6 +121,19 @@ std::string_view Tokenizer::id_to_token(std::uint32_t id) const {
   return impl_->model->id_to_token(id);
 }
 
+std::string Tokenizer::token_string(const Encoding& encoding, std::size_t i, std::string_view text) const {
+  const std::uint32_t id = encoding.ids.at(i);
+  const auto [begin, end] = encoding.offsets.at(i);
+  const auto* added = impl_->added.find(id);
+  if (added != nullptr && !added->normalized && end > begin && end <= text.size()) {
+    // Only a match of the token itself; an [UNK] from the model also has an
+    // added-token id but spans an unknown word.
+    const std::string_view slice = text.substr(begin, end - begin);
+    if (slice.find(added->content) != std::string_view::npos) return std::string(slice);
+  }
+  return std::string(id_to_token(id));
+}
+
 std::size_t Tokenizer::vocab_size() const { return impl_->model->vocab_size(); }
 const std::optional<TruncationParams>& Tokenizer::truncation() const { return impl_->truncation; }
 const std::optional<PaddingParams>& Tokenizer::padding() const { return impl_->padding; }

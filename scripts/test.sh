@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Sets up everything (scripts/bootstrap.sh), then runs the whole test suite:
+# unit tests (GoogleTest via ctest), integration and parity tests (pytest),
+# and the unit tests again in a sanitizer build (ASan + UBSan + LSan).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+bash scripts/bootstrap.sh
+
+# Fixture models with deterministic random weights and their Python references.
+export SIEVE_FIXTURES_DIR="$root/build/fixtures"
+.venv/bin/python tools/make_fixtures.py --out "$SIEVE_FIXTURES_DIR" \
+  --tokenizer models/all-MiniLM-L6-v2/tokenizer.json
+
+echo "== unit tests"
+ctest --test-dir build --output-on-failure -j2
+
+echo "== integration and parity tests"
+.venv/bin/python -m pytest -q -s tests/integration
+
+echo "== sanitizer build (address, undefined, leak)"
+cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSIEVE_WERROR=ON \
+  -DSIEVE_SANITIZE=ON -DSIEVE_BUILD_BENCH=OFF >/dev/null
+cmake --build build-sanitize
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+export LSAN_OPTIONS="suppressions=$root/tests/lsan.supp:print_suppressions=0"
+ctest --test-dir build-sanitize --output-on-failure -j2
+# The command-line error paths, through the sanitized binary.
+SIEVE_BIN="$root/build-sanitize/sieve" .venv/bin/python -m pytest -q tests/integration/test_cli.py

@@ -1,0 +1,64 @@
+"""Shared fixtures for the integration tests: the sieve binary, the corpus,
+the tokenizer files and the model folders. Tests compare Sieve with
+independent references (Hugging Face tokenizers, sentence-transformers
+output stored by tools/make_st_reference.py), never with Sieve's own output."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED_TOKENIZERS = ROOT.parent / "shared" / "tokenizers"
+MODEL = ROOT / "models" / "all-MiniLM-L6-v2"
+
+
+def sieve_bin() -> Path:
+    return Path(os.environ.get("SIEVE_BIN", ROOT / "build" / "sieve"))
+
+
+def run_sieve(*args: str, input: bytes | None = None, check: bool = True) -> subprocess.CompletedProcess:
+    result = subprocess.run([str(sieve_bin()), "--log-level", "warn", *args], input=input,
+                            capture_output=True, timeout=600)
+    if check and result.returncode != 0:
+        raise AssertionError(f"sieve {' '.join(args)} failed ({result.returncode}): {result.stderr.decode(errors='replace')}")
+    return result
+
+
+@pytest.fixture(scope="session")
+def corpus_file(tmp_path_factory) -> Path:
+    """The parity corpus, rebuilt from Debian's word lists and Unicode data."""
+    out = tmp_path_factory.mktemp("corpus") / "corpus.txt"
+    subprocess.run([sys.executable, str(ROOT / "tools" / "build_corpus.py"), "--out", str(out),
+                    "--with-invalid-utf8"], check=True, capture_output=True)
+    return out
+
+
+def corpus_lines(path: Path) -> list[bytes]:
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    return lines
+
+
+def tokenizer_files() -> list[Path]:
+    files = sorted(SHARED_TOKENIZERS.glob("*/tokenizer.json"))
+    if (MODEL / "tokenizer.json").exists():
+        files.append(MODEL / "tokenizer.json")
+    return files
+
+
+def model_type(path: Path) -> str:
+    model = json.loads(path.read_text(encoding="utf-8"))["model"]
+    if "type" in model:
+        return model["type"]
+    if "merges" in model:
+        return "BPE"
+    if "unk_id" in model:
+        return "Unigram"
+    return "WordPiece"

@@ -14,12 +14,15 @@
 
 #include "sieve/embedder.hpp"
 #include "sieve/error.hpp"
+#include "sieve/logging.hpp"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+double since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
 
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -80,6 +83,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   try {
+    sieve::set_log_level("warn");
     const auto sentences = read_lines(sentences_file);
     std::vector<std::string_view> views(sentences.begin(), sentences.end());
     nlohmann::json report;
@@ -138,7 +142,8 @@ int main(int argc, char** argv) {
     // Latency of one sentence per call, each sentence in turn.
     options.batch_size = 1;
     const auto embedder = sieve::Embedder::load(model, options);
-    for (std::size_t i = 0; i < std::min<std::size_t>(20, views.size()); ++i) (void)embedder.embed(std::span<const std::string_view>(views).subspan(i, 1));
+    for (std::size_t i = 0; i < std::min<std::size_t>(20, views.size()); ++i)
+      (void)embedder.embed(std::span<const std::string_view>(views).subspan(i, 1));
     std::vector<double> latencies;
     const auto start = Clock::now();
     for (std::size_t round = 0; since(start) < min_seconds || round == 0; ++round) {
@@ -148,8 +153,8 @@ int main(int argc, char** argv) {
         latencies.push_back(since(t) * 1000.0);
       }
     }
-    report["latency_ms"] = {{"p50", percentile(latencies, 50)}, {"p99", percentile(latencies, 99)},
-                            {"samples", latencies.size()}};
+    report["latency_ms"] = {
+        {"p50", percentile(latencies, 50)}, {"p99", percentile(latencies, 99)}, {"samples", latencies.size()}};
     std::cout << report.dump(2) << '\n';
   } catch (const std::exception& e) {
     std::cerr << "sieve_bench: error: " << e.what() << '\n';

@@ -40,8 +40,8 @@ struct ModelInfo {
   std::filesystem::path onnx_file;
   std::vector<TensorInfo> inputs;
   std::vector<TensorInfo> outputs;
-  std::string output;          // the output Sieve reads
-  bool pooled_by_model = false;  // the output is already one vector per input
+  std::string output;                // the output Sieve reads
+  bool pooled_by_model = false;      // the output is already one vector per input
   Pooling pooling = Pooling::kMean;  // meaningful when not pooled_by_model
   bool normalize = false;
   std::size_t max_length = 0;
@@ -68,8 +68,8 @@ struct EmbedTimings {
   double run_seconds = 0;      // inside ORT
   double pool_seconds = 0;     // pooling, normalization, copying out
   std::size_t batches = 0;
-  std::size_t tokens = 0;          // real tokens
-  std::size_t padded_tokens = 0;   // tokens fed to ORT, padding included
+  std::size_t tokens = 0;         // real tokens
+  std::size_t padded_tokens = 0;  // tokens fed to ORT, padding included
 };
 
 // A sentence embedding model loaded from a model folder. embed() is const

@@ -97,7 +97,8 @@ Action add_embed_command(CLI::App& app) {
   cmd->add_option("--pooling", args->pooling, "Override pooling: mean, cls, max, mean_sqrt_len, lasttoken");
   cmd->add_option("--format", args->format, "Output: jsonl (one array per line), json, npy")
       ->check(CLI::IsMember({"jsonl", "json", "npy"}));
-  cmd->add_option("--invalid-utf8", args->invalid_utf8, "Text that is not UTF-8: error (default) or replace with U+FFFD")
+  cmd->add_option("--invalid-utf8", args->invalid_utf8,
+                  "Text that is not UTF-8: error (default) or replace with U+FFFD")
       ->check(CLI::IsMember({"error", "replace"}));
   return [args] { return run_embed(*args); };
 }

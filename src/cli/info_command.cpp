@@ -15,7 +15,8 @@ struct InfoArgs {
 
 std::string shape_text(const std::vector<std::int64_t>& shape) {
   std::string out = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + (shape[i] < 0 ? std::string("?") : std::to_string(shape[i]));
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    out += (i ? ", " : "") + (shape[i] < 0 ? std::string("?") : std::to_string(shape[i]));
   return out + "]";
 }
 
@@ -29,7 +30,8 @@ int run_info(const InfoArgs& args) {
     doc["folder"] = info.folder.string();
     doc["onnx_file"] = info.onnx_file.string();
     for (const auto& t : info.inputs) doc["inputs"].push_back({{"name", t.name}, {"type", t.type}, {"shape", t.shape}});
-    for (const auto& t : info.outputs) doc["outputs"].push_back({{"name", t.name}, {"type", t.type}, {"shape", t.shape}});
+    for (const auto& t : info.outputs)
+      doc["outputs"].push_back({{"name", t.name}, {"type", t.type}, {"shape", t.shape}});
     doc["output"] = info.output;
     doc["pooling"] = info.pooled_by_model ? "model" : to_string(info.pooling);
     doc["normalize"] = info.normalize;
@@ -43,10 +45,11 @@ int run_info(const InfoArgs& args) {
     return 0;
   }
   std::cout << "model:       " << info.folder.string() << '\n' << "onnx file:   " << info.onnx_file.string() << '\n';
-  for (const auto& t : info.inputs) std::cout << "input:       " << t.name << " " << t.type << shape_text(t.shape) << '\n';
+  for (const auto& t : info.inputs)
+    std::cout << "input:       " << t.name << " " << t.type << shape_text(t.shape) << '\n';
   for (const auto& t : info.outputs) {
-    std::cout << "output:      " << t.name << " " << t.type << shape_text(t.shape) << (t.name == info.output ? "  (used)" : "")
-              << '\n';
+    std::cout << "output:      " << t.name << " " << t.type << shape_text(t.shape)
+              << (t.name == info.output ? "  (used)" : "") << '\n';
   }
   std::cout << "pooling:     " << (info.pooled_by_model ? "done by the model" : to_string(info.pooling)) << '\n'
             << "normalize:   " << (info.normalize ? "yes (L2)" : "no") << '\n'

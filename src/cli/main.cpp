@@ -1,16 +1,10 @@
-#include <spdlog/sinks/stdout_color_sinks.h>
-#include <spdlog/spdlog.h>
-
 #include <iostream>
 
 #include "cli/commands.hpp"
 #include "sieve/error.hpp"
+#include "sieve/logging.hpp"
 
 int main(int argc, char** argv) {
-  // Logs go to stderr so that stdout carries only results.
-  spdlog::set_default_logger(spdlog::stderr_color_mt("sieve"));
-  spdlog::set_pattern("sieve: %l: %v");
-
   CLI::App app{"Sieve: local text embeddings on ONNX Runtime"};
   app.require_subcommand(1);
   std::string log_level = "info";
@@ -27,8 +21,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
-  spdlog::set_level(spdlog::level::from_str(log_level));
   try {
+    sieve::set_log_level(log_level);
     for (const auto& [name, action] : commands) {
       if (app.got_subcommand(name)) return action();
     }

@@ -5,10 +5,12 @@ namespace sieve::cli {
 
 void add_model_options(CLI::App& command, ModelOptions& options) {
   command.add_option("--model,-m", options.model, "Model folder (model.onnx, tokenizer.json, ...)")->required();
-  command.add_option("--threads", options.threads, "Intra-op threads (default: physical cores)")->check(CLI::NonNegativeNumber);
-  command.add_option("--provider", options.providers,
-                     "Execution provider to try, in order: cpu, cuda, tensorrt, openvino, dnnl, coreml, directml; "
-                     "options as cuda:device_id=0")
+  command.add_option("--threads", options.threads, "Intra-op threads (default: physical cores)")
+      ->check(CLI::NonNegativeNumber);
+  command
+      .add_option("--provider", options.providers,
+                  "Execution provider to try, in order: cpu, cuda, tensorrt, openvino, dnnl, coreml, directml; "
+                  "options as cuda:device_id=0")
       ->allow_extra_args(false);
   command.add_flag("--strict-providers", options.strict_providers, "Fail when a requested provider is unavailable");
   command.add_option("--optimization", options.optimization, "Graph optimization: disabled, basic, extended, all")

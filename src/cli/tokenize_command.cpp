@@ -34,8 +34,8 @@ int run_tokenize(const TokenizeArgs& args) {
   if (args.model.empty() == args.tokenizer.empty()) {
     throw Error(ErrorCode::kInvalidArgument, "give exactly one of --model DIR or --tokenizer FILE");
   }
-  const std::filesystem::path file =
-      args.tokenizer.empty() ? std::filesystem::path(args.model) / "tokenizer.json" : std::filesystem::path(args.tokenizer);
+  const std::filesystem::path file = args.tokenizer.empty() ? std::filesystem::path(args.model) / "tokenizer.json"
+                                                            : std::filesystem::path(args.tokenizer);
   Tokenizer tokenizer = Tokenizer::from_file(file);
   tokenizer.set_invalid_utf8(args.invalid_utf8 == "replace" ? InvalidUtf8::kReplace : InvalidUtf8::kError);
   std::string out;
@@ -69,7 +69,8 @@ Action add_tokenize_command(CLI::App& app) {
   cmd->add_option("--tokenizer,-t", args->tokenizer, "A tokenizer.json file");
   cmd->add_option("texts", args->texts, "Texts; without them, lines of standard input");
   cmd->add_flag("--no-special-tokens", args->no_special_tokens, "Do not add [CLS]/[SEP] or the like");
-  cmd->add_option("--invalid-utf8", args->invalid_utf8, "Text that is not UTF-8: error (default) or replace with U+FFFD")
+  cmd->add_option("--invalid-utf8", args->invalid_utf8,
+                  "Text that is not UTF-8: error (default) or replace with U+FFFD")
       ->check(CLI::IsMember({"error", "replace"}));
   return [args] { return run_tokenize(*args); };
 }

@@ -7,7 +7,7 @@ namespace sieve::pipeline {
 
 // A batch is a run of positions in length order.
 struct BatchPlan {
-  std::vector<std::size_t> order;  // input indices, shortest first
+  std::vector<std::size_t> order;                            // input indices, shortest first
   std::vector<std::pair<std::size_t, std::size_t>> batches;  // [begin, end) into order
 };
 

@@ -52,8 +52,8 @@ std::size_t choose_output(const std::vector<runtime::TensorSpec>& outputs, const
   if (auto i = find([](const auto& o) { return o.shape.size() == 2; })) return *i;
   std::string list;
   for (const auto& o : outputs) list += " " + o.name + ":" + type_name(o.type) + shape_text(o.shape);
-  throw Error(ErrorCode::kUnsupported, file.string() +
-                                           ": no float32 output of rank 2 (pooled) or rank 3 (token states); outputs:" + list);
+  throw Error(ErrorCode::kUnsupported,
+              file.string() + ": no float32 output of rank 2 (pooled) or rank 3 (token states); outputs:" + list);
 }
 
 }  // namespace
@@ -158,8 +158,12 @@ Embedder Embedder::load(const std::filesystem::path& folder_path, const Embedder
   return Embedder(std::move(impl));
 }
 
-const ModelInfo& Embedder::info() const noexcept { return impl_->info; }
-const Tokenizer& Embedder::tokenizer() const noexcept { return impl_->tokenizer; }
+const ModelInfo& Embedder::info() const noexcept {
+  return impl_->info;
+}
+const Tokenizer& Embedder::tokenizer() const noexcept {
+  return impl_->tokenizer;
+}
 
 Embeddings Embedder::embed(const std::vector<std::string>& texts, EmbedTimings* timings) const {
   std::vector<std::string_view> views(texts.begin(), texts.end());
@@ -210,7 +214,8 @@ Embeddings Embedder::embed(std::span<const std::string_view> texts, EmbedTimings
       const Encoding& e = encodings[plan.order[begin + row]];
       std::copy(e.ids.begin(), e.ids.end(), ids.begin() + static_cast<std::ptrdiff_t>(row * seq));
       std::fill_n(mask.begin() + static_cast<std::ptrdiff_t>(row * seq), e.size(), 1);
-      if (m.token_type_ids) std::copy(e.type_ids.begin(), e.type_ids.end(), types.begin() + static_cast<std::ptrdiff_t>(row * seq));
+      if (m.token_type_ids)
+        std::copy(e.type_ids.begin(), e.type_ids.end(), types.begin() + static_cast<std::ptrdiff_t>(row * seq));
     }
     std::vector<runtime::Int64Input> inputs;
     const std::vector<std::int64_t> shape = {static_cast<std::int64_t>(batch), static_cast<std::int64_t>(seq)};
@@ -227,9 +232,8 @@ Embeddings Embedder::embed(std::span<const std::string_view> texts, EmbedTimings
     start = Clock::now();
     const auto& s = output.shape();
     const std::size_t dim = s.empty() ? 0 : static_cast<std::size_t>(s.back());
-    const bool shape_ok = m.info.pooled_by_model
-                              ? (s.size() == 2 && s[0] == shape[0])
-                              : (s.size() == 3 && s[0] == shape[0] && s[1] == shape[1]);
+    const bool shape_ok = m.info.pooled_by_model ? (s.size() == 2 && s[0] == shape[0])
+                                                 : (s.size() == 3 && s[0] == shape[0] && s[1] == shape[1]);
     if (!shape_ok || dim == 0 || (result.dimension != 0 && dim != result.dimension)) {
       throw Error(ErrorCode::kRuntime, "model output \"" + m.info.output + "\" has shape " + shape_text(s) +
                                            " for an input of shape " + shape_text(shape));

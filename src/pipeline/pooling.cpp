@@ -17,9 +17,7 @@ void pool(const float* states, std::size_t batch, std::size_t sequence, std::siz
     std::size_t count = 0;
     for (std::size_t t = 0; t < sequence; ++t) count += m[t] != 0 ? 1 : 0;
     switch (pooling) {
-      case Pooling::kCls:
-        std::copy(rows, rows + dim, target);
-        break;
+      case Pooling::kCls: std::copy(rows, rows + dim, target); break;
       case Pooling::kLastToken: {
         // The last attended position; padding is on the right.
         const std::size_t last = count == 0 ? 0 : count - 1;

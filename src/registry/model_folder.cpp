@@ -45,7 +45,8 @@ bool flag(const nlohmann::json& doc, const char* key, const fs::path& file) {
 
 Pooling read_pooling(const fs::path& file) {
   const auto doc = read_json(file);
-  if (!doc) throw Error(ErrorCode::kNotFound, file.string() + ": pooling configuration named in modules.json is missing");
+  if (!doc)
+    throw Error(ErrorCode::kNotFound, file.string() + ": pooling configuration named in modules.json is missing");
   if (auto mode = doc->find("pooling_mode"); mode != doc->end() && mode->is_string()) {
     return parse_pooling(mode->get<std::string>());
   }
@@ -73,7 +74,8 @@ ModelFolder read_model_folder(const fs::path& root) {
     }
   }
   if (folder.onnx_file.empty()) {
-    throw Error(ErrorCode::kNotFound, (root / "model.onnx").string() + ": no model.onnx (nor onnx/model.onnx) in the folder");
+    throw Error(ErrorCode::kNotFound,
+                (root / "model.onnx").string() + ": no model.onnx (nor onnx/model.onnx) in the folder");
   }
   folder.tokenizer_file = root / "tokenizer.json";
   if (!fs::is_regular_file(folder.tokenizer_file)) {
@@ -97,7 +99,8 @@ ModelFolder read_model_folder(const fs::path& root) {
     for (std::size_t i = 0; i < modules.size(); ++i) {
       const auto& m = modules[i];
       if (!m.is_object() || !m.contains("type") || !m["type"].is_string()) {
-        throw Error(ErrorCode::kParse, modules_file.string() + ": /" + std::to_string(i) + ": expected {\"type\": ...}");
+        throw Error(ErrorCode::kParse,
+                    modules_file.string() + ": /" + std::to_string(i) + ": expected {\"type\": ...}");
       }
       const std::string type = m["type"].get<std::string>();
       const std::string path = m.value("path", std::string());

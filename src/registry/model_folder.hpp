@@ -16,14 +16,14 @@ struct ModelFolder {
   std::filesystem::path root;
   std::filesystem::path onnx_file;  // model.onnx or onnx/model.onnx
   std::filesystem::path tokenizer_file;
-  std::optional<Pooling> pooling;           // 1_Pooling/config.json (via modules.json)
-  bool has_normalize_module = false;        // modules.json lists Normalize
+  std::optional<Pooling> pooling;     // 1_Pooling/config.json (via modules.json)
+  bool has_normalize_module = false;  // modules.json lists Normalize
   bool has_sentence_transformers_files = false;
-  std::optional<std::size_t> max_seq_length;         // sentence_bert_config.json
-  std::optional<std::size_t> model_max_length;       // tokenizer_config.json
+  std::optional<std::size_t> max_seq_length;           // sentence_bert_config.json
+  std::optional<std::size_t> model_max_length;         // tokenizer_config.json
   std::optional<std::size_t> max_position_embeddings;  // config.json
-  std::optional<std::size_t> hidden_size;            // config.json
-  std::vector<std::string> architectures;            // config.json
+  std::optional<std::size_t> hidden_size;              // config.json
+  std::vector<std::string> architectures;              // config.json
 };
 
 ModelFolder read_model_folder(const std::filesystem::path& root);

@@ -13,6 +13,8 @@ OrtEnv* environment() {
   return env.get();
 }
 
-std::string onnxruntime_version() { return OrtGetApiBase()->GetVersionString(); }
+std::string onnxruntime_version() {
+  return OrtGetApiBase()->GetVersionString();
+}
 
 }  // namespace sieve::runtime

@@ -16,12 +16,12 @@ void check(OrtStatus* status, const char* what);
 template <typename T>
 struct OrtDeleter;
 
-#define SIEVE_ORT_DELETER(Type)                                   \
-  template <>                                                     \
-  struct OrtDeleter<Ort##Type> {                                  \
-    void operator()(Ort##Type* p) const noexcept {                \
-      if (p != nullptr) ort().Release##Type(p);                   \
-    }                                                             \
+#define SIEVE_ORT_DELETER(Type)                    \
+  template <>                                      \
+  struct OrtDeleter<Ort##Type> {                   \
+    void operator()(Ort##Type* p) const noexcept { \
+      if (p != nullptr) ort().Release##Type(p);    \
+    }                                              \
   };
 
 SIEVE_ORT_DELETER(Env)

@@ -1,6 +1,6 @@
 #include "runtime/providers.hpp"
 
-#include <spdlog/spdlog.h>
+#include "logging.hpp"
 
 #include <algorithm>
 #include <map>
@@ -14,11 +14,11 @@ namespace {
 // Sieve's names for ORT's execution providers.
 const std::map<std::string, std::string>& ort_names() {
   static const std::map<std::string, std::string> names = {
-      {"cpu", "CPUExecutionProvider"},         {"cuda", "CUDAExecutionProvider"},
+      {"cpu", "CPUExecutionProvider"},           {"cuda", "CUDAExecutionProvider"},
       {"tensorrt", "TensorrtExecutionProvider"}, {"openvino", "OpenVINOExecutionProvider"},
-      {"dnnl", "DnnlExecutionProvider"},       {"coreml", "CoreMLExecutionProvider"},
-      {"directml", "DmlExecutionProvider"},    {"rocm", "ROCMExecutionProvider"},
-      {"xnnpack", "XnnpackExecutionProvider"}, {"qnn", "QNNExecutionProvider"},
+      {"dnnl", "DnnlExecutionProvider"},         {"coreml", "CoreMLExecutionProvider"},
+      {"directml", "DmlExecutionProvider"},      {"rocm", "ROCMExecutionProvider"},
+      {"xnnpack", "XnnpackExecutionProvider"},   {"qnn", "QNNExecutionProvider"},
   };
   return names;
 }
@@ -51,11 +51,12 @@ void append_one(OrtSessionOptions* options, const ProviderSpec& spec) {
           "setting TensorRT provider options");
     check(ort().SessionOptionsAppendExecutionProvider_TensorRT_V2(options, trt.get()), "adding the TensorRT provider");
   } else {
-    static const std::map<std::string, std::string> generic = {
-        {"openvino", "OpenVINO"}, {"coreml", "CoreML"}, {"xnnpack", "XNNPACK"}, {"qnn", "QNN"},
-        {"dnnl", "DNNL"},         {"directml", "DML"}};
+    static const std::map<std::string, std::string> generic = {{"openvino", "OpenVINO"}, {"coreml", "CoreML"},
+                                                               {"xnnpack", "XNNPACK"},   {"qnn", "QNN"},
+                                                               {"dnnl", "DNNL"},         {"directml", "DML"}};
     const auto it = generic.find(spec.name);
-    if (it == generic.end()) throw Error(ErrorCode::kUnsupported, "provider \"" + spec.name + "\" cannot be configured");
+    if (it == generic.end())
+      throw Error(ErrorCode::kUnsupported, "provider \"" + spec.name + "\" cannot be configured");
     check(ort().SessionOptionsAppendExecutionProvider(options, it->second.c_str(), kv.keys.data(), kv.values.data(),
                                                       kv.keys.size()),
           ("adding the " + spec.name + " provider").c_str());
@@ -107,7 +108,7 @@ std::vector<std::string> append_providers(OrtSessionOptions* options, const Runt
     if (runtime.strict_providers) {
       throw Error(ErrorCode::kUnsupported, "execution provider \"" + spec.name + "\" is unavailable: " + why);
     }
-    spdlog::warn("execution provider {} skipped: {}", spec.name, why);
+    logger().warn("execution provider {} skipped: {}", spec.name, why);
   }
   used.emplace_back("cpu");
   return used;

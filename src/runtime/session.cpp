@@ -1,6 +1,6 @@
 #include "runtime/session.hpp"
 
-#include <spdlog/spdlog.h>
+#include "logging.hpp"
 
 #include <fstream>
 
@@ -81,7 +81,8 @@ FloatOutput::~FloatOutput() {
   if (value_ != nullptr) ort().ReleaseValue(value_);
 }
 
-Session::Session(const std::filesystem::path& model, const RuntimeOptions& options) : state_(std::make_unique<State>()) {
+Session::Session(const std::filesystem::path& model, const RuntimeOptions& options)
+    : state_(std::make_unique<State>()) {
   if (!std::filesystem::is_regular_file(model)) {
     throw Error(ErrorCode::kNotFound, model.string() + ": model file not found");
   }
@@ -137,7 +138,7 @@ Session::Session(const std::filesystem::path& model, const RuntimeOptions& optio
   }
   std::string joined;
   for (const auto& p : providers_) joined += (joined.empty() ? "" : ", ") + p;
-  spdlog::info("session for {} uses providers [{}] with {} intra-op threads", model.string(), joined,
+  logger().info("session for {} uses providers [{}] with {} intra-op threads", model.string(), joined,
                intra_op_threads_);
 }
 

@@ -9,7 +9,7 @@ namespace sieve::pipeline {
 namespace {
 
 // Two sequences of three tokens, dimension 2; the second has one padded token.
-const std::vector<float> kStates = {1, 2, 3, 4, 5, 6,  //
+const std::vector<float> kStates = {1,  2, 3, 4, 5,   6,  //
                                     -1, 0, 7, 1, 100, 100};
 const std::vector<std::int64_t> kMask = {1, 1, 1, 1, 1, 0};
 
@@ -19,10 +19,18 @@ std::vector<float> run(Pooling p) {
   return out;
 }
 
-TEST(Pooling, MeanIgnoresPadding) { EXPECT_EQ(run(Pooling::kMean), (std::vector<float>{3, 4, 3, 0.5F})); }
-TEST(Pooling, ClsTakesTheFirstToken) { EXPECT_EQ(run(Pooling::kCls), (std::vector<float>{1, 2, -1, 0})); }
-TEST(Pooling, MaxIgnoresPadding) { EXPECT_EQ(run(Pooling::kMax), (std::vector<float>{5, 6, 7, 1})); }
-TEST(Pooling, LastTokenIsTheLastAttended) { EXPECT_EQ(run(Pooling::kLastToken), (std::vector<float>{5, 6, 7, 1})); }
+TEST(Pooling, MeanIgnoresPadding) {
+  EXPECT_EQ(run(Pooling::kMean), (std::vector<float>{3, 4, 3, 0.5F}));
+}
+TEST(Pooling, ClsTakesTheFirstToken) {
+  EXPECT_EQ(run(Pooling::kCls), (std::vector<float>{1, 2, -1, 0}));
+}
+TEST(Pooling, MaxIgnoresPadding) {
+  EXPECT_EQ(run(Pooling::kMax), (std::vector<float>{5, 6, 7, 1}));
+}
+TEST(Pooling, LastTokenIsTheLastAttended) {
+  EXPECT_EQ(run(Pooling::kLastToken), (std::vector<float>{5, 6, 7, 1}));
+}
 
 TEST(Pooling, MeanSqrtLenDividesBySquareRoot) {
   const auto out = run(Pooling::kMeanSqrtLen);

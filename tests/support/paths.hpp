@@ -6,7 +6,9 @@
 
 namespace sieve::testing {
 
-inline std::filesystem::path source_dir() { return SIEVE_SOURCE_DIR; }
+inline std::filesystem::path source_dir() {
+  return SIEVE_SOURCE_DIR;
+}
 
 // Fixture models come from tools/make_fixtures.py (scripts/test.sh makes them).
 inline std::filesystem::path fixtures_dir() {

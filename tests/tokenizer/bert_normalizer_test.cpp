@@ -11,7 +11,9 @@ std::string normalize(const BertNormalizer::Options& options, std::string_view t
   return s.get();
 }
 
-BertNormalizer::Options uncased() { return BertNormalizer::Options{}; }
+BertNormalizer::Options uncased() {
+  return BertNormalizer::Options{};
+}
 BertNormalizer::Options cased() {
   BertNormalizer::Options o;
   o.lowercase = false;
@@ -32,10 +34,17 @@ TEST(BertNormalizer, DottedCapitalIUsesTheFullLowercaseMapping) {
 }
 
 TEST(BertNormalizer, CleansControlsAndMapsWhitespace) {
-  EXPECT_EQ(normalize(uncased(), std::string("a\tb\nc\rd\x01" "e\x7f" "f", 11)), "a b c def");
+  EXPECT_EQ(normalize(uncased(), std::string("a\tb\nc\rd\x01"
+                                             "e\x7f"
+                                             "f",
+                                             11)),
+            "a b c def");
   EXPECT_EQ(normalize(uncased(), "a\u00a0b\u3000c"), "a b c");
   // U+FFFD and U+0000 are removed; a zero-width space (Cf) too.
-  EXPECT_EQ(normalize(uncased(), std::string("x\xef\xbf\xbd" "y\0z\u200bw", 11)), "xyzw");
+  EXPECT_EQ(normalize(uncased(), std::string("x\xef\xbf\xbd"
+                                             "y\0z\u200bw",
+                                             11)),
+            "xyzw");
   // U+0085 is a control character first, so it is removed, not a space.
   EXPECT_EQ(normalize(uncased(), "a\u0085b"), "ab");
 }

@@ -40,7 +40,7 @@ class AddedVocabulary {
  private:
   struct Matcher {
     std::vector<std::string> patterns;
-    std::vector<std::size_t> token_index;  // parallel to patterns
+    std::vector<std::size_t> token_index;                     // parallel to patterns
     std::array<std::vector<std::size_t>, 256> by_first_byte;  // pattern indices, longest first
     [[nodiscard]] bool empty() const noexcept { return patterns.empty(); }
   };

@@ -34,7 +34,9 @@ std::string escape_key(std::string_view key) {
 
 }  // namespace
 
-void JsonView::fail(const std::string& what, ErrorCode code) const { throw Error(code, where() + ": " + what); }
+void JsonView::fail(const std::string& what, ErrorCode code) const {
+  throw Error(code, where() + ": " + what);
+}
 
 void JsonView::expect_object() const {
   if (!node_->is_object()) fail(std::string("expected an object, got ") + type_name(*node_));

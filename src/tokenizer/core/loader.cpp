@@ -78,8 +78,8 @@ std::unique_ptr<TokenizerImpl> load_tokenizer_json(std::string_view json, std::s
   try {
     document = nlohmann::json::parse(json.begin(), json.end());
   } catch (const nlohmann::json::parse_error& e) {
-    throw Error(ErrorCode::kParse, std::string(origin) + ": invalid JSON at byte " + std::to_string(e.byte) + ": " +
-                                       e.what());
+    throw Error(ErrorCode::kParse,
+                std::string(origin) + ": invalid JSON at byte " + std::to_string(e.byte) + ": " + e.what());
   }
   const JsonView root(document, std::string(origin));
   root.expect_object();

@@ -54,6 +54,8 @@ void NormalizedString::Builder::emit_ascii(char c, Offsets original) {
   result_.alignments_.push_back(original);
 }
 
-NormalizedString NormalizedString::Builder::finish() && { return std::move(result_); }
+NormalizedString NormalizedString::Builder::finish() && {
+  return std::move(result_);
+}
 
 }  // namespace sieve::tokenizer

@@ -134,12 +134,26 @@ std::string Tokenizer::token_string(const Encoding& encoding, std::size_t i, std
   return std::string(id_to_token(id));
 }
 
-std::size_t Tokenizer::vocab_size() const { return impl_->model->vocab_size(); }
-const std::optional<TruncationParams>& Tokenizer::truncation() const { return impl_->truncation; }
-const std::optional<PaddingParams>& Tokenizer::padding() const { return impl_->padding; }
-void Tokenizer::set_truncation(std::optional<TruncationParams> params) { impl_->truncation = std::move(params); }
-void Tokenizer::set_padding(std::optional<PaddingParams> params) { impl_->padding = std::move(params); }
-void Tokenizer::set_invalid_utf8(InvalidUtf8 policy) { impl_->invalid_utf8 = policy; }
-std::size_t Tokenizer::num_special_tokens_to_add(bool is_pair) const { return impl_->added_tokens(is_pair); }
+std::size_t Tokenizer::vocab_size() const {
+  return impl_->model->vocab_size();
+}
+const std::optional<TruncationParams>& Tokenizer::truncation() const {
+  return impl_->truncation;
+}
+const std::optional<PaddingParams>& Tokenizer::padding() const {
+  return impl_->padding;
+}
+void Tokenizer::set_truncation(std::optional<TruncationParams> params) {
+  impl_->truncation = std::move(params);
+}
+void Tokenizer::set_padding(std::optional<PaddingParams> params) {
+  impl_->padding = std::move(params);
+}
+void Tokenizer::set_invalid_utf8(InvalidUtf8 policy) {
+  impl_->invalid_utf8 = policy;
+}
+std::size_t Tokenizer::num_special_tokens_to_add(bool is_pair) const {
+  return impl_->added_tokens(is_pair);
+}
 
 }  // namespace sieve

@@ -73,9 +73,8 @@ void truncate_encodings(Encoding& first, std::optional<Encoding>& second, const 
         target = &*second;
       }
       if (target->size() <= to_remove) {
-        throw Error(ErrorCode::kInvalidInput,
-                    "truncation: the sequence to truncate is shorter than the excess of " + std::to_string(to_remove) +
-                        " tokens; use longest_first");
+        throw Error(ErrorCode::kInvalidInput, "truncation: the sequence to truncate is shorter than the excess of " +
+                                                  std::to_string(to_remove) + " tokens; use longest_first");
       }
       truncate_encoding(*target, target->size() - to_remove, params.direction);
       return;

@@ -23,9 +23,9 @@ utf8proc_category_t category_v8(char32_t cp) noexcept {
     case 0x166D: return UTF8PROC_CATEGORY_PO;  // CANADIAN SYLLABICS CHI SIGN
     case 0x1734: return UTF8PROC_CATEGORY_MN;  // HANUNOO SIGN PAMUDPOD
     case 0x1885:
-    case 0x1886: return UTF8PROC_CATEGORY_LO;  // MONGOLIAN LETTER ALI GALI BALUDA
-    case 0xA9BD: return UTF8PROC_CATEGORY_MC;  // JAVANESE CONSONANT SIGN KERET
-    case 0x111C9: return UTF8PROC_CATEGORY_PO; // SHARADA SANDHI MARK
+    case 0x1886: return UTF8PROC_CATEGORY_LO;   // MONGOLIAN LETTER ALI GALI BALUDA
+    case 0xA9BD: return UTF8PROC_CATEGORY_MC;   // JAVANESE CONSONANT SIGN KERET
+    case 0x111C9: return UTF8PROC_CATEGORY_PO;  // SHARADA SANDHI MARK
     default: break;
   }
   if (cp >= 0x80 && assigned_after_unicode_8(cp)) return UTF8PROC_CATEGORY_CN;
@@ -36,8 +36,8 @@ utf8proc_category_t category_v8(char32_t cp) noexcept {
 
 bool assigned_after_unicode_8(char32_t cp) noexcept {
   const auto* end = kAssignedAfter8 + sizeof(kAssignedAfter8) / sizeof(kAssignedAfter8[0]);
-  const auto* it = std::upper_bound(kAssignedAfter8, end, cp,
-                                    [](char32_t c, const CodeRange& r) { return c < r.first; });
+  const auto* it =
+      std::upper_bound(kAssignedAfter8, end, cp, [](char32_t c, const CodeRange& r) { return c < r.first; });
   if (it == kAssignedAfter8) return false;
   --it;
   return cp <= it->last;
@@ -61,8 +61,7 @@ std::size_t decode(std::string_view text, std::size_t pos, char32_t& out) noexce
     if (avail < 3 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80) return 0;
     if (b0 == 0xE0 && s[1] < 0xA0) return 0;   // overlong
     if (b0 == 0xED && s[1] >= 0xA0) return 0;  // surrogate
-    out = (static_cast<char32_t>(b0 & 0x0F) << 12) | (static_cast<char32_t>(s[1] & 0x3F) << 6) |
-          (s[2] & 0x3F);
+    out = (static_cast<char32_t>(b0 & 0x0F) << 12) | (static_cast<char32_t>(s[1] & 0x3F) << 6) | (s[2] & 0x3F);
     return 3;
   }
   if (avail < 4 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80 || (s[3] & 0xC0) != 0x80) {
@@ -140,7 +139,9 @@ bool is_whitespace(char32_t cp) noexcept {
   return cat == UTF8PROC_CATEGORY_ZS || cat == UTF8PROC_CATEGORY_ZL || cat == UTF8PROC_CATEGORY_ZP;
 }
 
-bool is_bert_whitespace(char32_t cp) noexcept { return is_whitespace(cp); }
+bool is_bert_whitespace(char32_t cp) noexcept {
+  return is_whitespace(cp);
+}
 
 bool is_bert_control(char32_t cp) noexcept {
   if (cp == '\t' || cp == '\n' || cp == '\r') return false;
@@ -153,17 +154,15 @@ bool is_bert_control(char32_t cp) noexcept {
 
 bool is_bert_punctuation(char32_t cp) noexcept {
   if (cp < 0x80) {
-    return (cp >= 33 && cp <= 47) || (cp >= 58 && cp <= 64) || (cp >= 91 && cp <= 96) ||
-           (cp >= 123 && cp <= 126);
+    return (cp >= 33 && cp <= 47) || (cp >= 58 && cp <= 64) || (cp >= 91 && cp <= 96) || (cp >= 123 && cp <= 126);
   }
   const auto cat = category_v8(cp);
   return cat >= UTF8PROC_CATEGORY_PC && cat <= UTF8PROC_CATEGORY_PO;
 }
 
 bool is_chinese_char(char32_t cp) noexcept {
-  return (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0x3400 && cp <= 0x4DBF) ||
-         (cp >= 0x20000 && cp <= 0x2A6DF) || (cp >= 0x2A700 && cp <= 0x2B73F) ||
-         (cp >= 0x2B740 && cp <= 0x2B81F) || (cp >= 0x2B920 && cp <= 0x2CEAF) ||
+  return (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0x3400 && cp <= 0x4DBF) || (cp >= 0x20000 && cp <= 0x2A6DF) ||
+         (cp >= 0x2A700 && cp <= 0x2B73F) || (cp >= 0x2B740 && cp <= 0x2B81F) || (cp >= 0x2B920 && cp <= 0x2CEAF) ||
          (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0x2F800 && cp <= 0x2FA1F);
 }
 
@@ -174,13 +173,12 @@ bool is_nonspacing_mark(char32_t cp) noexcept {
 
 bool is_word_char(char32_t cp) noexcept {
   if (cp < 0x80) {
-    return (cp >= '0' && cp <= '9') || (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z') ||
-           cp == '_';
+    return (cp >= '0' && cp <= '9') || (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z') || cp == '_';
   }
   if (cp == 0x200C || cp == 0x200D) return true;  // Join_Control
   const auto cat = utf8proc_category(static_cast<utf8proc_int32_t>(cp));
-  return (cat >= UTF8PROC_CATEGORY_LU && cat <= UTF8PROC_CATEGORY_ND) ||
-         cat == UTF8PROC_CATEGORY_NL || cat == UTF8PROC_CATEGORY_PC;
+  return (cat >= UTF8PROC_CATEGORY_LU && cat <= UTF8PROC_CATEGORY_ND) || cat == UTF8PROC_CATEGORY_NL ||
+         cat == UTF8PROC_CATEGORY_PC;
 }
 
 int to_lowercase(char32_t cp, char32_t out[3]) noexcept {
@@ -204,10 +202,8 @@ std::size_t decompose_canonical(char32_t cp, char32_t* out, std::size_t capacity
     return 1;
   }
   int last_boundclass = 0;
-  const auto n = utf8proc_decompose_char(static_cast<utf8proc_int32_t>(cp),
-                                         reinterpret_cast<utf8proc_int32_t*>(out),
-                                         static_cast<utf8proc_ssize_t>(capacity),
-                                         UTF8PROC_DECOMPOSE, &last_boundclass);
+  const auto n = utf8proc_decompose_char(static_cast<utf8proc_int32_t>(cp), reinterpret_cast<utf8proc_int32_t*>(out),
+                                         static_cast<utf8proc_ssize_t>(capacity), UTF8PROC_DECOMPOSE, &last_boundclass);
   if (n < 0) {
     if (capacity > 0) out[0] = cp;
     return 1;

@@ -44,7 +44,8 @@ std::unique_ptr<PostProcessor> TemplateProcessing::from_json(const JsonView& nod
       const JsonView entry = table->at(name);
       const JsonView ids = entry.at("ids");
       std::vector<std::uint32_t> values;
-      for (std::size_t i = 0; i < ids.array_size(); ++i) values.push_back(static_cast<std::uint32_t>(ids.at(i).as_uint()));
+      for (std::size_t i = 0; i < ids.array_size(); ++i)
+        values.push_back(static_cast<std::uint32_t>(ids.at(i).as_uint()));
       specials.emplace(name, std::move(values));
     }
   }

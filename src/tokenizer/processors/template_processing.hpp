@@ -16,8 +16,8 @@ class TemplateProcessing final : public PostProcessor {
  public:
   struct Piece {
     bool is_sequence = false;
-    bool second = false;                 // sequence B (only when is_sequence)
-    std::vector<std::uint32_t> ids;      // the special token's ids
+    bool second = false;             // sequence B (only when is_sequence)
+    std::vector<std::uint32_t> ids;  // the special token's ids
     std::uint32_t type_id = 0;
   };
 

@@ -44,8 +44,8 @@ std::unique_ptr<Model> WordPiece::from_json(const JsonView& node) {
 void WordPiece::push_unknown(std::string_view piece, std::vector<Token>& out) const {
   const auto it = vocab_.find(options_.unk_token);
   if (it == vocab_.end()) {
-    throw Error(ErrorCode::kParse, "WordPiece: the unknown token \"" + options_.unk_token +
-                                       "\" is not in the vocabulary");
+    throw Error(ErrorCode::kParse,
+                "WordPiece: the unknown token \"" + options_.unk_token + "\" is not in the vocabulary");
   }
   out.push_back(Token{it->second, 0, static_cast<std::uint32_t>(piece.size())});
 }

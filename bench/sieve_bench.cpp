@@ -75,11 +75,13 @@ int main(int argc, char** argv) {
   std::vector<std::size_t> batch_sizes = {1, 8, 32, 128};
   int threads = 0;
   double min_seconds = 3;
+  bool memory_pattern = false;
   app.add_option("--model", model, "Model folder")->required();
   app.add_option("--sentences", sentences_file, "One sentence per line")->required();
   app.add_option("--batch-sizes", batch_sizes, "Batch sizes")->delimiter(',');
   app.add_option("--threads", threads, "Intra-op threads (0: physical cores)");
   app.add_option("--min-seconds", min_seconds, "Minimum measuring time per configuration");
+  app.add_flag("--memory-pattern", memory_pattern, "Enable ORT memory patterns (off by default in Sieve)");
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -91,6 +93,7 @@ int main(int argc, char** argv) {
 
     sieve::EmbedderOptions options;
     options.runtime.intra_op_threads = threads;
+    options.runtime.memory_pattern = memory_pattern;
     const auto tokenizer_owner = sieve::Embedder::load(model, options);
     const auto& info = tokenizer_owner.info();
     report["threads"] = info.intra_op_threads;

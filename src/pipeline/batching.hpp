@@ -12,7 +12,10 @@ struct BatchPlan {
 };
 
 // Orders inputs by token count so each batch pads little, then cuts the
-// order into batches of at most `batch_size` inputs.
+// order into batches of at most `batch_size` inputs. A batch is also cut
+// before an input whose length would make padding exceed half the batch's
+// real tokens: attention grows with the square of the padded length, so a
+// few long inputs must not drag many short ones up to their size.
 BatchPlan plan_batches(const std::vector<std::size_t>& lengths, std::size_t batch_size);
 
 }  // namespace sieve::pipeline

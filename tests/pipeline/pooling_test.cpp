@@ -56,11 +56,22 @@ TEST(Normalize, UnitLengthAndZeroSafe) {
 }
 
 TEST(Batching, OrdersByLengthAndCoversEveryInput) {
-  const std::vector<std::size_t> lengths = {5, 1, 9, 1, 3};
+  const std::vector<std::size_t> lengths = {5, 4, 6, 4, 5};
   const auto plan = plan_batches(lengths, 2);
-  EXPECT_EQ(plan.order, (std::vector<std::size_t>{1, 3, 4, 0, 2}));
+  EXPECT_EQ(plan.order, (std::vector<std::size_t>{1, 3, 0, 4, 2}));
   ASSERT_EQ(plan.batches.size(), 3U);
   EXPECT_EQ(plan.batches.back(), (std::pair<std::size_t, std::size_t>{4, 5}));
+}
+
+TEST(Batching, LongInputsDoNotPadManyShortOnes) {
+  std::vector<std::size_t> lengths(100, 10);
+  lengths.push_back(256);
+  const auto plan = plan_batches(lengths, 128);
+  ASSERT_EQ(plan.batches.size(), 2U);
+  EXPECT_EQ(plan.batches[0], (std::pair<std::size_t, std::size_t>{0, 100}));
+  // Similar lengths stay together up to the batch size.
+  const auto even = plan_batches(std::vector<std::size_t>(300, 12), 128);
+  EXPECT_EQ(even.batches.size(), 3U);
 }
 
 }  // namespace

@@ -64,7 +64,8 @@ def main():
         "| batch | Sieve | onnxruntime-python, file order | onnxruntime-python, length-sorted | sentence-transformers | Sieve / ort sorted | Sieve / sentence-transformers |",
         "|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for b, row in s["embed"].items():
+    batches = sorted(s["embed"].items(), key=lambda kv: int(kv[0]))
+    for b, row in batches:
         sv = row["sentences_per_second"]
         o = ort.get(b, {}).get("sentences_per_s")
         os_ = ort_sorted.get(b, {}).get("sentences_per_s")
@@ -79,7 +80,7 @@ def main():
         "| batch | outside ORT run | tokenize | pad + tensors | pool + normalize + copy | padding overhead (extra tokens) |",
         "|---:|---:|---:|---:|---:|---:|",
     ]
-    for b, row in s["embed"].items():
+    for b, row in batches:
         lines.append(f"| {b} | {row['share_outside_ort']:.2%} | {row['tokenize_share']:.2%} | {row['prepare_share']:.2%} | "
                      f"{row['pool_share']:.2%} | {row['padding_overhead']:.1%} |")
     ol = p["ort_python"]["latency_batch1"]
@@ -95,7 +96,21 @@ def main():
     ]
     if tl:
         lines.append(f"| sentence-transformers | {tl['p50_ms']:.2f} | {tl['p99_ms']:.2f} |")
-    lines.append("")
+    lines += [
+        "",
+        "### Notes",
+        "",
+        "- Sieve orders inputs by token count and cuts a batch early where padding would exceed half of its real",
+        "  tokens, so the few 256-token sentences do not drag short ones to their length (compare the padding overhead",
+        "  and batch 128 above with the length-sorted Python loop, which cuts batches by count only).",
+        "- Time outside ONNX Runtime's run (tokenizing, padding, tensor set-up, pooling, copying) stays near 1% of the",
+        "  wall time: the target was under 3% at batch 32. Tensors borrow Sieve's buffers (no copy into ORT).",
+        "- Tokenization: WordPiece lookups take string views into two hash maps (word starts, and continuations",
+        "  keyed without the `##` prefix) so no string is built per lookup; pure-ASCII text takes a byte path through",
+        "  the BERT normalizer. The trie / linear-time WordPiece of the tokenizers issue is still to come.",
+        "- Same thread count (2, the physical cores) for Sieve, Python onnxruntime and torch.",
+        "",
+    ]
     Path(args.out).write_text("\n".join(lines) + "\n")
 
 

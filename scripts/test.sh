@@ -12,6 +12,9 @@ export SIEVE_FIXTURES_DIR="$root/build/fixtures"
 .venv/bin/python tools/make_fixtures.py --out "$SIEVE_FIXTURES_DIR" \
   --tokenizer models/all-MiniLM-L6-v2/tokenizer.json
 
+echo "== formatting"
+bash scripts/lint.sh --format-only
+
 echo "== unit tests"
 ctest --test-dir build --output-on-failure -j2
 

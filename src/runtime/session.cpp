@@ -115,31 +115,29 @@ Session::Session(const std::filesystem::path& model, const RuntimeOptions& optio
 
   OrtAllocator* allocator = nullptr;
   check(ort().GetAllocatorWithDefaultOptions(&allocator), "getting the default allocator");
-  std::size_t count = 0;
-  check(ort().SessionGetInputCount(raw_session, &count), "counting inputs");
-  for (std::size_t i = 0; i < count; ++i) {
-    char* name = nullptr;
-    check(ort().SessionGetInputName(raw_session, i, allocator, &name), "reading an input name");
-    OrtTypeInfo* info = nullptr;
-    std::string owned = take_name(name, allocator);
-    check(ort().SessionGetInputTypeInfo(raw_session, i, &info), "reading an input type");
-    inputs_.push_back(describe(info, owned));
-    state_->input_names.push_back(owned);
-  }
-  check(ort().SessionGetOutputCount(raw_session, &count), "counting outputs");
-  for (std::size_t i = 0; i < count; ++i) {
-    char* name = nullptr;
-    check(ort().SessionGetOutputName(raw_session, i, allocator, &name), "reading an output name");
-    OrtTypeInfo* info = nullptr;
-    std::string owned = take_name(name, allocator);
-    check(ort().SessionGetOutputTypeInfo(raw_session, i, &info), "reading an output type");
-    outputs_.push_back(describe(info, owned));
-    state_->output_names.push_back(owned);
-  }
+  // Inputs and outputs are read the same way through their own ORT calls.
+  const auto read_specs = [&](auto get_count, auto get_name, auto get_type, const char* what,
+                              std::vector<TensorSpec>& specs, std::vector<std::string>& names) {
+    std::size_t count = 0;
+    check(get_count(raw_session, &count), (std::string("counting ") + what).c_str());
+    for (std::size_t i = 0; i < count; ++i) {
+      char* name = nullptr;
+      check(get_name(raw_session, i, allocator, &name), (std::string("reading the name of ") + what).c_str());
+      std::string owned = take_name(name, allocator);
+      OrtTypeInfo* info = nullptr;
+      check(get_type(raw_session, i, &info), (std::string("reading the type of ") + what).c_str());
+      specs.push_back(describe(info, owned));
+      names.push_back(std::move(owned));
+    }
+  };
+  read_specs(ort().SessionGetInputCount, ort().SessionGetInputName, ort().SessionGetInputTypeInfo, "inputs", inputs_,
+             state_->input_names);
+  read_specs(ort().SessionGetOutputCount, ort().SessionGetOutputName, ort().SessionGetOutputTypeInfo, "outputs",
+             outputs_, state_->output_names);
   std::string joined;
   for (const auto& p : providers_) joined += (joined.empty() ? "" : ", ") + p;
   logger().info("session for {} uses providers [{}] with {} intra-op threads", model.string(), joined,
-               intra_op_threads_);
+                intra_op_threads_);
 }
 
 Session::Session(Session&&) noexcept = default;

@@ -24,7 +24,8 @@ packages=(
 command -v go >/dev/null || packages+=(golang-go)
 # Word lists, dictionaries and the Unicode Character Database for the test corpus
 # and the Unicode age table.
-read -r -a corpus_packages <<<"$(python3 -c 'import sys; sys.path.insert(0, "tools"); import build_corpus; print(" ".join(build_corpus.DEBIAN_PACKAGES))')"
+# (read as text: python3 itself may not be installed yet)
+read -r -a corpus_packages <<<"$(sed -n '/^DEBIAN_PACKAGES = (/,/^)/p' tools/build_corpus.py | grep -o '"[^"]*"' | tr -d '"' | tr '\n' ' ')"
 packages+=("${corpus_packages[@]}")
 missing=()
 for p in "${packages[@]}"; do

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstddef>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -20,11 +22,23 @@ const char* to_string(ErrorCode code) noexcept;
 
 class Error : public std::runtime_error {
  public:
-  Error(ErrorCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  Error(ErrorCode code, const std::string& message) : std::runtime_error(message), code_(code), message_(message) {}
+  // An error about one input of a batch: what() reads "text N: message".
+  Error(ErrorCode code, const std::string& message, std::size_t input_index)
+      : std::runtime_error("text " + std::to_string(input_index) + ": " + message),
+        code_(code),
+        message_(message),
+        input_index_(input_index) {}
+
   [[nodiscard]] ErrorCode code() const noexcept { return code_; }
+  // The message without the input it concerns, for callers that name inputs their own way.
+  [[nodiscard]] const std::string& message() const noexcept { return message_; }
+  [[nodiscard]] std::optional<std::size_t> input_index() const noexcept { return input_index_; }
 
  private:
   ErrorCode code_;
+  std::string message_;
+  std::optional<std::size_t> input_index_;
 };
 
 }  // namespace sieve

@@ -24,7 +24,6 @@ struct Encoding {
   std::vector<std::uint8_t> attention_mask;
 
   [[nodiscard]] std::size_t size() const noexcept { return ids.size(); }
-  void clear() noexcept;
 };
 
 enum class TruncationStrategy { kLongestFirst, kOnlyFirst, kOnlySecond };

@@ -46,13 +46,8 @@ int run_embed(const EmbedArgs& args) {
       result = embedder.embed(texts);
     } catch (const Error& e) {
       // The pipeline names the index inside the chunk; users need the line.
-      const std::string what = e.what();
-      const auto space = what.find(':');
-      if (what.rfind("text ", 0) == 0 && space != std::string::npos) {
-        const std::size_t index = std::stoul(what.substr(5, space - 5));
-        throw Error(e.code(), "input " + std::to_string(first_line + index + 1) + what.substr(space));
-      }
-      throw;
+      if (!e.input_index()) throw;
+      throw Error(e.code(), "input " + std::to_string(first_line + *e.input_index() + 1) + ": " + e.message());
     }
     dimension = result.dimension;
     rows += result.rows;

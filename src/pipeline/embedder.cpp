@@ -184,7 +184,7 @@ Embeddings Embedder::embed(std::span<const std::string_view> texts, EmbedTimings
     try {
       encodings.push_back(m.tokenizer.encode(texts[i]));
     } catch (const Error& e) {
-      throw Error(e.code(), "text " + std::to_string(i) + ": " + e.what());
+      throw Error(e.code(), e.what(), i);
     }
     lengths.push_back(encodings.back().size());
     t.tokens += encodings.back().size();

@@ -3,7 +3,6 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
-#include <sstream>
 
 #include "sieve/error.hpp"
 
@@ -12,19 +11,23 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::optional<nlohmann::json> read_json(const fs::path& file) {
+// Reads an optional JSON file of the folder; absent means not given.
+std::optional<nlohmann::json> read_json(const fs::path& file,
+                                        nlohmann::json::value_t expected = nlohmann::json::value_t::object) {
   if (!fs::exists(file)) return std::nullopt;
   std::ifstream in(file, std::ios::binary);
   if (!in) throw Error(ErrorCode::kNotFound, file.string() + ": cannot open");
-  std::ostringstream text;
-  text << in.rdbuf();
+  nlohmann::json doc;
   try {
-    auto doc = nlohmann::json::parse(text.str());
-    if (!doc.is_object()) throw Error(ErrorCode::kParse, file.string() + ": expected a JSON object");
-    return doc;
+    doc = nlohmann::json::parse(in);
   } catch (const nlohmann::json::parse_error& e) {
     throw Error(ErrorCode::kParse, file.string() + ": invalid JSON at byte " + std::to_string(e.byte));
   }
+  if (doc.type() != expected) {
+    throw Error(ErrorCode::kParse, file.string() + ": expected a JSON " +
+                                       (expected == nlohmann::json::value_t::array ? "array" : "object"));
+  }
+  return doc;
 }
 
 std::optional<std::size_t> positive_int(const nlohmann::json& doc, const char* key, const fs::path& file) {
@@ -82,19 +85,9 @@ ModelFolder read_model_folder(const fs::path& root) {
     throw Error(ErrorCode::kNotFound, folder.tokenizer_file.string() + ": tokenizer.json is missing");
   }
 
-  // modules.json is a JSON array, read separately from the object files.
   const fs::path modules_file = root / "modules.json";
-  if (fs::exists(modules_file)) {
-    std::ifstream in(modules_file, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    nlohmann::json modules;
-    try {
-      modules = nlohmann::json::parse(text.str());
-    } catch (const nlohmann::json::parse_error& e) {
-      throw Error(ErrorCode::kParse, modules_file.string() + ": invalid JSON at byte " + std::to_string(e.byte));
-    }
-    if (!modules.is_array()) throw Error(ErrorCode::kParse, modules_file.string() + ": expected a JSON array");
+  if (const auto modules_doc = read_json(modules_file, nlohmann::json::value_t::array)) {
+    const auto& modules = *modules_doc;
     folder.has_sentence_transformers_files = true;
     for (std::size_t i = 0; i < modules.size(); ++i) {
       const auto& m = modules[i];

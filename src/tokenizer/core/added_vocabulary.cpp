@@ -74,6 +74,8 @@ AddedVocabulary::AddedVocabulary(std::vector<AddedToken> tokens, const Normalize
   std::vector<std::pair<std::string, std::size_t>> normalized;
   for (std::size_t i = 0; i < tokens_.size(); ++i) {
     const AddedToken& t = tokens_[i];
+    by_id_.emplace(t.id, i);
+    by_content_.emplace(t.content, i);
     if (t.normalized) {
       // Matched against normalized text, so the pattern is normalized too.
       NormalizedString content(t.content);
@@ -104,17 +106,13 @@ AddedVocabulary::Matcher AddedVocabulary::build_matcher(std::vector<std::pair<st
 }
 
 const AddedToken* AddedVocabulary::find(std::string_view content) const {
-  for (const auto& t : tokens_) {
-    if (t.content == content) return &t;
-  }
-  return nullptr;
+  const auto it = by_content_.find(std::string(content));
+  return it == by_content_.end() ? nullptr : &tokens_[it->second];
 }
 
 const AddedToken* AddedVocabulary::find(std::uint32_t id) const {
-  for (const auto& t : tokens_) {
-    if (t.id == id) return &t;
-  }
-  return nullptr;
+  const auto it = by_id_.find(id);
+  return it == by_id_.end() ? nullptr : &tokens_[it->second];
 }
 
 void AddedVocabulary::split_matches(NormalizedString text, const Matcher& matcher, std::vector<Split>& out) const {

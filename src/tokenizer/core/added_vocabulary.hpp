@@ -3,6 +3,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "tokenizer/core/components.hpp"
@@ -48,6 +49,8 @@ class AddedVocabulary {
   void split_matches(NormalizedString text, const Matcher& matcher, std::vector<Split>& out) const;
 
   std::vector<AddedToken> tokens_;
+  std::unordered_map<std::uint32_t, std::size_t> by_id_;
+  std::unordered_map<std::string, std::size_t> by_content_;
   Matcher raw_;
   Matcher normalized_;
 };

@@ -1,17 +1,5 @@
 #include "tokenizer/core/components.hpp"
 
-namespace sieve {
-
-void Encoding::clear() noexcept {
-  ids.clear();
-  type_ids.clear();
-  offsets.clear();
-  special_tokens_mask.clear();
-  attention_mask.clear();
-}
-
-}  // namespace sieve
-
 namespace sieve::tokenizer {
 
 void append_special(Encoding& out, std::uint32_t id, std::uint32_t type_id) {

@@ -139,10 +139,6 @@ bool is_whitespace(char32_t cp) noexcept {
   return cat == UTF8PROC_CATEGORY_ZS || cat == UTF8PROC_CATEGORY_ZL || cat == UTF8PROC_CATEGORY_ZP;
 }
 
-bool is_bert_whitespace(char32_t cp) noexcept {
-  return is_whitespace(cp);
-}
-
 bool is_bert_control(char32_t cp) noexcept {
   if (cp == '\t' || cp == '\n' || cp == '\r') return false;
   // Unassigned code points (Cn) are "other" in name only: the crate Hugging

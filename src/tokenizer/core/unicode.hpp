@@ -40,7 +40,6 @@ std::string replace_invalid_utf8(std::string_view text);
 bool assigned_after_unicode_8(char32_t cp) noexcept;
 
 bool is_whitespace(char32_t cp) noexcept;        // Rust char::is_whitespace
-bool is_bert_whitespace(char32_t cp) noexcept;   // \t \n \r or is_whitespace
 bool is_bert_control(char32_t cp) noexcept;      // Cc/Cf/Cn/Co/Cs of Unicode 8.0, minus \t\n\r
 bool is_bert_punctuation(char32_t cp) noexcept;  // ASCII punctuation or P* of Unicode 8.0
 bool is_chinese_char(char32_t cp) noexcept;      // the CJK blocks BERT isolates

@@ -78,7 +78,7 @@ void BertNormalizer::normalize(NormalizedString& text) const {
   text.for_each_char([&](char32_t cp, std::size_t, std::size_t, Offsets original) {
     if (options_.clean_text) {
       if (cp == 0 || cp == unicode::kReplacementChar || unicode::is_bert_control(cp)) return;
-      if (unicode::is_bert_whitespace(cp)) cp = ' ';
+      if (unicode::is_whitespace(cp)) cp = ' ';
     }
     if (options_.handle_chinese_chars && unicode::is_chinese_char(cp)) {
       chars.push_back({' ', original});

@@ -71,6 +71,10 @@ class Tokenizer {
   [[nodiscard]] std::vector<Encoding> encode_batch(std::span<const std::string_view> texts,
                                                    bool add_special_tokens = true) const;
 
+  // Text of token ids, through the file's decoder (for display: Hugging
+  // Face's Tokenizer.decode).
+  [[nodiscard]] std::string decode(std::span<const std::uint32_t> ids, bool skip_special_tokens = true) const;
+
   [[nodiscard]] std::optional<std::uint32_t> token_to_id(std::string_view token) const;
   [[nodiscard]] std::string_view id_to_token(std::uint32_t id) const;
   [[nodiscard]] std::size_t vocab_size() const;

@@ -43,9 +43,17 @@ struct ComponentRegistry {
   FactoryTable<PreTokenizer> pre_tokenizers;
   FactoryTable<Model> models;
   FactoryTable<PostProcessor> processors;
+  FactoryTable<Decoder> decoders;
 
   // The registry with every built-in component.
   static const ComponentRegistry& builtin();
 };
+
+// Each stage's folder registers its components (normalizers/register.cpp, ...).
+void register_normalizers(FactoryTable<Normalizer>& table);
+void register_pre_tokenizers(FactoryTable<PreTokenizer>& table);
+void register_models(FactoryTable<Model>& table);
+void register_processors(FactoryTable<PostProcessor>& table);
+void register_decoders(FactoryTable<Decoder>& table);
 
 }  // namespace sieve::tokenizer

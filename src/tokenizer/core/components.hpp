@@ -51,13 +51,30 @@ class Model {
   [[nodiscard]] virtual std::size_t vocab_size() const = 0;
 };
 
+// The token strings of the whole vocabulary (model and added tokens), for
+// stages that work on token text: offset trimming and decoding.
+class TokenLookup {
+ public:
+  virtual ~TokenLookup() = default;
+  // Empty for an id outside the vocabulary.
+  [[nodiscard]] virtual std::string_view id_to_token(std::uint32_t id) const = 0;
+};
+
 class PostProcessor {
  public:
   virtual ~PostProcessor() = default;
   [[nodiscard]] virtual std::size_t added_tokens(bool is_pair) const = 0;
   // Joins the encodings of one or two sequences, adding special tokens when asked.
-  [[nodiscard]] virtual Encoding process(Encoding first, std::optional<Encoding> second,
-                                         bool add_special_tokens) const = 0;
+  [[nodiscard]] virtual Encoding process(Encoding first, std::optional<Encoding> second, bool add_special_tokens,
+                                         const TokenLookup& tokens) const = 0;
+};
+
+// Turns token strings back into text, as Hugging Face's Decoder::decode_chain:
+// each decoder rewrites the list, and the caller concatenates what is left.
+class Decoder {
+ public:
+  virtual ~Decoder() = default;
+  virtual void decode_chain(std::vector<std::string>& tokens) const = 0;
 };
 
 // Concatenation used by processors when no special tokens are added.

@@ -90,6 +90,7 @@ std::unique_ptr<TokenizerImpl> load_tokenizer_json(std::string_view json, std::s
   const JsonView model = root.at("model");
   impl->model = registry.models.create_as(model, model_type(model), "model");
   if (auto p = root.find("post_processor")) impl->post_processor = registry.processors.create(*p, "post-processor");
+  if (auto d = root.find("decoder")) impl->decoder = registry.decoders.create(*d, "decoder");
   if (auto t = root.find("truncation")) impl->truncation = parse_truncation(*t);
   if (auto p = root.find("padding")) impl->padding = parse_padding(*p);
   if (auto added = root.find("added_tokens")) {

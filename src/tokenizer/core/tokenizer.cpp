@@ -66,7 +66,7 @@ Encoding TokenizerImpl::post_process(Encoding first, std::optional<Encoding> sec
     params.max_length -= n_added;
     tokenizer::truncate_encodings(first, second, params);
   }
-  Encoding out = post_processor ? post_processor->process(std::move(first), std::move(second), add_special_tokens)
+  Encoding out = post_processor ? post_processor->process(std::move(first), std::move(second), add_special_tokens, *this)
                                 : tokenizer::concatenate(std::move(first), std::move(second));
   if (padding) tokenizer::pad_encoding(out, tokenizer::padded_length(out.size(), *padding), *padding);
   return out;
@@ -111,14 +111,45 @@ std::vector<Encoding> Tokenizer::encode_batch(std::span<const std::string_view> 
   return out;
 }
 
+std::string_view TokenizerImpl::id_to_token(std::uint32_t id) const {
+  if (const auto* token = added.find(id)) return token->content;
+  return model->id_to_token(id);
+}
+
+std::string Tokenizer::decode(std::span<const std::uint32_t> ids, bool skip_special_tokens) const {
+  std::vector<std::string> tokens;
+  tokens.reserve(ids.size());
+  for (const std::uint32_t id : ids) {
+    const auto* token = impl_->added.find(id);
+    if (token != nullptr && token->special && skip_special_tokens) continue;
+    const std::string_view text = impl_->id_to_token(id);
+    if (text.empty() && token == nullptr && id >= impl_->model->vocab_size()) {
+      throw Error(ErrorCode::kInvalidArgument, "decode: token id " + std::to_string(id) + " is not in the vocabulary");
+    }
+    tokens.emplace_back(text);
+  }
+  if (impl_->decoder) {
+    impl_->decoder->decode_chain(tokens);
+    std::string out;
+    for (const auto& t : tokens) out += t;
+    return out;
+  }
+  // Without a decoder Hugging Face joins the tokens with spaces.
+  std::string out;
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    if (i) out.push_back(' ');
+    out += tokens[i];
+  }
+  return out;
+}
+
 std::optional<std::uint32_t> Tokenizer::token_to_id(std::string_view token) const {
   if (const auto* added = impl_->added.find(token)) return added->id;
   return impl_->model->token_to_id(token);
 }
 
 std::string_view Tokenizer::id_to_token(std::uint32_t id) const {
-  if (const auto* added = impl_->added.find(id)) return added->content;
-  return impl_->model->id_to_token(id);
+  return impl_->id_to_token(id);
 }
 
 std::string Tokenizer::token_string(const Encoding& encoding, std::size_t i, std::string_view text) const {

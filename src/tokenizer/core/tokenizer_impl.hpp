@@ -13,12 +13,13 @@ namespace sieve {
 
 // The assembled pipeline: added tokens, normalizer, pre-tokenizer, model,
 // post-processor, then truncation and padding.
-class TokenizerImpl {
+class TokenizerImpl final : public tokenizer::TokenLookup {
  public:
   std::unique_ptr<tokenizer::Normalizer> normalizer;
   std::unique_ptr<tokenizer::PreTokenizer> pre_tokenizer;
   std::unique_ptr<tokenizer::Model> model;
   std::unique_ptr<tokenizer::PostProcessor> post_processor;
+  std::unique_ptr<tokenizer::Decoder> decoder;
   tokenizer::AddedVocabulary added;
   std::optional<TruncationParams> truncation;
   std::optional<PaddingParams> padding;
@@ -28,6 +29,8 @@ class TokenizerImpl {
   [[nodiscard]] Encoding encode_sequence(std::string_view text) const;
   [[nodiscard]] Encoding post_process(Encoding first, std::optional<Encoding> second, bool add_special_tokens) const;
   [[nodiscard]] std::size_t added_tokens(bool is_pair) const;
+  // Added tokens first, then the model, as Hugging Face looks ids up.
+  [[nodiscard]] std::string_view id_to_token(std::uint32_t id) const override;
 };
 
 std::unique_ptr<TokenizerImpl> load_tokenizer_json(std::string_view json, std::string_view origin);

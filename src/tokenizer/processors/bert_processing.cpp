@@ -12,7 +12,8 @@ std::unique_ptr<PostProcessor> BertProcessing::from_json(const JsonView& node) {
   return std::make_unique<BertProcessing>(special_token_id(node.at("cls")), special_token_id(node.at("sep")));
 }
 
-Encoding BertProcessing::process(Encoding first, std::optional<Encoding> second, bool add_special_tokens) const {
+Encoding BertProcessing::process(Encoding first, std::optional<Encoding> second, bool add_special_tokens,
+                                 const TokenLookup& /*tokens*/) const {
   if (!add_special_tokens) return concatenate(std::move(first), std::move(second));
   Encoding out;
   append_special(out, cls_, 0);

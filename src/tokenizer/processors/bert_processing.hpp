@@ -15,7 +15,8 @@ class BertProcessing final : public PostProcessor {
 
   [[nodiscard]] std::size_t added_tokens(bool is_pair) const override { return is_pair ? 3 : 2; }
   [[nodiscard]] Encoding process(Encoding first, std::optional<Encoding> second,
-                                 bool add_special_tokens) const override;
+                                 bool add_special_tokens,
+                                 const TokenLookup& tokens) const override;
 
  private:
   std::uint32_t cls_;

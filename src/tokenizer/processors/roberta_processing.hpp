@@ -16,7 +16,8 @@ class RobertaProcessing final : public PostProcessor {
 
   [[nodiscard]] std::size_t added_tokens(bool is_pair) const override { return is_pair ? 4 : 2; }
   [[nodiscard]] Encoding process(Encoding first, std::optional<Encoding> second,
-                                 bool add_special_tokens) const override;
+                                 bool add_special_tokens,
+                                 const TokenLookup& tokens) const override;
 
  private:
   std::uint32_t cls_;

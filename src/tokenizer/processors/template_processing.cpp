@@ -60,7 +60,8 @@ std::size_t TemplateProcessing::added_tokens(bool is_pair) const {
   return n;
 }
 
-Encoding TemplateProcessing::process(Encoding first, std::optional<Encoding> second, bool add_special_tokens) const {
+Encoding TemplateProcessing::process(Encoding first, std::optional<Encoding> second, bool add_special_tokens,
+                                 const TokenLookup& /*tokens*/) const {
   if (!add_special_tokens) return concatenate(std::move(first), std::move(second));
   const auto& pieces = second ? pair_ : single_;
   Encoding out;

@@ -26,7 +26,8 @@ class TemplateProcessing final : public PostProcessor {
 
   [[nodiscard]] std::size_t added_tokens(bool is_pair) const override;
   [[nodiscard]] Encoding process(Encoding first, std::optional<Encoding> second,
-                                 bool add_special_tokens) const override;
+                                 bool add_special_tokens,
+                                 const TokenLookup& tokens) const override;
 
  private:
   std::vector<Piece> single_;

@@ -1,0 +1,14 @@
+#include "tokenizer/core/component_registry.hpp"
+#include "tokenizer/processors/bert_processing.hpp"
+#include "tokenizer/processors/roberta_processing.hpp"
+#include "tokenizer/processors/template_processing.hpp"
+
+namespace sieve::tokenizer {
+
+void register_processors(FactoryTable<PostProcessor>& table) {
+  table.add("TemplateProcessing", &TemplateProcessing::from_json);
+  table.add("BertProcessing", &BertProcessing::from_json);
+  table.add("RobertaProcessing", &RobertaProcessing::from_json);
+}
+
+}  // namespace sieve::tokenizer

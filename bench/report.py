@@ -7,6 +7,8 @@ import platform
 import subprocess
 from pathlib import Path
 
+from results_file import replace_section
+
 
 def cpu_model():
     for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -37,12 +39,7 @@ def main():
     st = (p.get("sentence_transformers") or {}).get("batch", {})
     meminfo = Path("/proc/meminfo").read_text().splitlines()[0].split()[1]
     lines = [
-        "# Benchmark results",
-        "",
         "Produced by `bash bench/run.sh` (bench/sieve_bench.cpp and bench/peers.py in one run, same sentences, same machine).",
-        "The machine is shared and noisy: compare the ratios within one run, not absolute figures across runs.",
-        "",
-        "## Embedding: all-MiniLM-L6-v2 (issue 2)",
         "",
         f"- Machine: {cpu_model()}, {p['threads']} threads used, {int(meminfo) // 1024 // 1024} GiB RAM, {platform.system()} {platform.release()}",
         f"- Date: {datetime.date.today().isoformat()}; commit {commit()}",
@@ -111,7 +108,7 @@ def main():
         "- Same thread count (2, the physical cores) for Sieve, Python onnxruntime and torch.",
         "",
     ]
-    Path(args.out).write_text("\n".join(lines) + "\n")
+    replace_section(Path(args.out), "## Embedding: all-MiniLM-L6-v2 (issue 2)", lines)
 
 
 if __name__ == "__main__":

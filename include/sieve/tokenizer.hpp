@@ -12,8 +12,12 @@
 
 namespace sieve {
 
-// Byte offsets [begin, end) into the original input text.
+// Offsets [begin, end) into the original input text: bytes by default,
+// or characters (Unicode code points, as Python counts) when the tokenizer
+// is set to OffsetUnit::kChar. For a pair, each token's offsets are into
+// its own sequence; special tokens have (0, 0).
 using Offsets = std::pair<std::uint32_t, std::uint32_t>;
+enum class OffsetUnit { kByte, kChar };
 
 // What one input (or pair of inputs) becomes; the vectors are parallel.
 struct Encoding {
@@ -22,8 +26,17 @@ struct Encoding {
   std::vector<Offsets> offsets;
   std::vector<std::uint8_t> special_tokens_mask;
   std::vector<std::uint8_t> attention_mask;
+  // After truncation: the windows that did not fit (overlapping by the
+  // stride), in Hugging Face's order, each processed and padded like the
+  // main encoding.
+  std::vector<Encoding> overflowing;
 
   [[nodiscard]] std::size_t size() const noexcept { return ids.size(); }
+};
+
+struct TextPair {
+  std::string_view first;
+  std::string_view second;
 };
 
 enum class TruncationStrategy { kLongestFirst, kOnlyFirst, kOnlySecond };
@@ -66,10 +79,18 @@ class Tokenizer {
   [[nodiscard]] Encoding encode(std::string_view text, bool add_special_tokens = true) const;
   [[nodiscard]] Encoding encode_pair(std::string_view first, std::string_view second,
                                      bool add_special_tokens = true) const;
-  // Encodes many texts; padding with a batch-longest strategy pads to the
-  // longest of this batch.
+  // Encodes many texts on up to `threads` threads (0: one per core), in
+  // input order; padding with a batch-longest strategy pads to the longest
+  // of this batch. An error names the index of the input that caused it.
   [[nodiscard]] std::vector<Encoding> encode_batch(std::span<const std::string_view> texts,
-                                                   bool add_special_tokens = true) const;
+                                                   bool add_special_tokens = true, std::size_t threads = 1) const;
+  // As encode_batch, but each text is padded alone, as encode() pads it.
+  [[nodiscard]] std::vector<Encoding> encode_each(std::span<const std::string_view> texts,
+                                                  bool add_special_tokens = true, std::size_t threads = 1) const;
+  [[nodiscard]] std::vector<Encoding> encode_pair_batch(std::span<const TextPair> pairs, bool add_special_tokens = true,
+                                                        std::size_t threads = 1) const;
+  [[nodiscard]] std::vector<Encoding> encode_pair_each(std::span<const TextPair> pairs, bool add_special_tokens = true,
+                                                       std::size_t threads = 1) const;
 
   // Text of token ids, through the file's decoder (for display: Hugging
   // Face's Tokenizer.decode).
@@ -79,15 +100,18 @@ class Tokenizer {
   [[nodiscard]] std::string_view id_to_token(std::uint32_t id) const;
   [[nodiscard]] std::size_t vocab_size() const;
   // The token string Hugging Face reports for position `i` of an encoding of
-  // `text`: the vocabulary entry, except for added tokens matched in the text,
-  // which are reported as matched (with any whitespace lstrip/rstrip took).
-  [[nodiscard]] std::string token_string(const Encoding& encoding, std::size_t i, std::string_view text) const;
+  // `text` (or of the pair `text`, `pair_text`): the vocabulary entry, except
+  // for added tokens matched in the text, which are reported as matched
+  // (with any whitespace lstrip/rstrip took).
+  [[nodiscard]] std::string token_string(const Encoding& encoding, std::size_t i, std::string_view text,
+                                         std::string_view pair_text = {}) const;
 
   [[nodiscard]] const std::optional<TruncationParams>& truncation() const;
   [[nodiscard]] const std::optional<PaddingParams>& padding() const;
   void set_truncation(std::optional<TruncationParams> params);
   void set_padding(std::optional<PaddingParams> params);
   void set_invalid_utf8(InvalidUtf8 policy);
+  void set_offset_unit(OffsetUnit unit);
   // Tokens the post-processor adds around one input (or a pair).
   [[nodiscard]] std::size_t num_special_tokens_to_add(bool is_pair) const;
 

@@ -1,5 +1,9 @@
+#include <algorithm>
+#include <atomic>
 #include <fstream>
+#include <mutex>
 #include <sstream>
+#include <thread>
 
 #include "sieve/error.hpp"
 #include "sieve/tokenizer.hpp"
@@ -11,6 +15,39 @@ namespace sieve {
 
 using tokenizer::Split;
 using tokenizer::Token;
+
+namespace {
+
+// Rewrites byte offsets into `text` as code point offsets, as Python reports them.
+void to_char_offsets(std::string_view text, std::vector<Offsets>& offsets) {
+  if (offsets.empty()) return;
+  bool ascii = true;
+  for (const char c : text) ascii = ascii && static_cast<unsigned char>(c) < 0x80;
+  if (ascii) return;
+  std::vector<std::uint32_t> chars_before(text.size() + 1);
+  std::uint32_t count = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    chars_before[i] = count;
+    if ((static_cast<unsigned char>(text[i]) & 0xC0U) != 0x80U) ++count;
+  }
+  chars_before[text.size()] = count;
+  for (auto& [begin, end] : offsets) {
+    // An end inside a character still counts that character.
+    std::uint32_t char_end = chars_before[std::min<std::size_t>(end, text.size())];
+    if (end < text.size() && end > begin && (static_cast<unsigned char>(text[end]) & 0xC0U) == 0x80U) ++char_end;
+    begin = chars_before[std::min<std::size_t>(begin, text.size())];
+    end = char_end;
+  }
+}
+
+std::size_t effective_threads(std::size_t requested, std::size_t count) {
+  if (requested == 0) requested = std::max(1U, std::thread::hardware_concurrency());
+  // Starting a thread costs about as much as encoding a few short texts.
+  constexpr std::size_t kMinInputsPerThread = 8;
+  return std::max<std::size_t>(1, std::min(requested, count / kMinInputsPerThread));
+}
+
+}  // namespace
 
 Encoding TokenizerImpl::encode_sequence(std::string_view text) const {
   std::string replaced;
@@ -43,6 +80,7 @@ Encoding TokenizerImpl::encode_sequence(std::string_view text) const {
       out.offsets.push_back(split.text.original_offsets(t.begin, t.end));
     }
   }
+  if (offset_unit == OffsetUnit::kChar) to_char_offsets(text, out.offsets);
   const std::size_t n = out.ids.size();
   out.type_ids.assign(n, 0);
   out.special_tokens_mask.assign(n, 0);
@@ -66,10 +104,93 @@ Encoding TokenizerImpl::post_process(Encoding first, std::optional<Encoding> sec
     params.max_length -= n_added;
     tokenizer::truncate_encodings(first, second, params);
   }
-  Encoding out = post_processor ? post_processor->process(std::move(first), std::move(second), add_special_tokens, *this)
-                                : tokenizer::concatenate(std::move(first), std::move(second));
+  const auto process = [&](Encoding a, std::optional<Encoding> b) {
+    return post_processor ? post_processor->process(std::move(a), std::move(b), add_special_tokens, *this)
+                          : tokenizer::concatenate(std::move(a), std::move(b));
+  };
+  // Overflowing windows combine as Hugging Face's Encoding::merge_with does:
+  // each window of the first with the second and its windows, then the
+  // first with each window of the second.
+  std::vector<Encoding> overflowing;
+  std::vector<Encoding> first_windows = std::move(first.overflowing);
+  first.overflowing.clear();
+  std::vector<Encoding> second_windows;
+  if (second) {
+    second_windows = std::move(second->overflowing);
+    second->overflowing.clear();
+  }
+  for (const Encoding& window : first_windows) {
+    if (!second) {
+      overflowing.push_back(process(window, std::nullopt));
+      continue;
+    }
+    overflowing.push_back(process(window, *second));
+    for (const Encoding& other : second_windows) overflowing.push_back(process(window, other));
+  }
+  for (const Encoding& other : second_windows) overflowing.push_back(process(first, other));
+
+  Encoding out = process(std::move(first), std::move(second));
+  out.overflowing = std::move(overflowing);
   if (padding) tokenizer::pad_encoding(out, tokenizer::padded_length(out.size(), *padding), *padding);
   return out;
+}
+
+template <typename EncodeOne>
+std::vector<Encoding> TokenizerImpl::encode_many(std::size_t count, std::size_t threads,
+                                                 EncodeOne encode_one) const {
+  std::vector<Encoding> out(count);
+  const auto encode_at = [&](std::size_t i) {
+    try {
+      out[i] = encode_one(i);
+    } catch (const Error& e) {
+      throw Error(e.code(), e.message(), i);
+    }
+  };
+  const std::size_t n_threads = effective_threads(threads, count);
+  if (n_threads <= 1) {
+    for (std::size_t i = 0; i < count; ++i) encode_at(i);
+  } else {
+    // Small chunks taken in turn keep threads busy when lengths vary.
+    constexpr std::size_t kChunk = 16;
+    std::atomic<std::size_t> next{0};
+    std::mutex error_mutex;
+    std::exception_ptr error;
+    std::size_t error_index = count;
+    const auto worker = [&] {
+      while (true) {
+        const std::size_t begin = next.fetch_add(kChunk);
+        if (begin >= count) return;
+        for (std::size_t i = begin; i < std::min(begin + kChunk, count); ++i) {
+          try {
+            encode_at(i);
+          } catch (...) {
+            // Report the first failing input, whichever thread met it.
+            const std::lock_guard lock(error_mutex);
+            if (i < error_index) {
+              error_index = i;
+              error = std::current_exception();
+            }
+            return;
+          }
+        }
+      }
+    };
+    std::vector<std::jthread> pool;
+    pool.reserve(n_threads - 1);
+    for (std::size_t t = 1; t < n_threads; ++t) pool.emplace_back(worker);
+    worker();
+    pool.clear();
+    if (error) std::rethrow_exception(error);
+  }
+  return out;
+}
+
+void TokenizerImpl::pad_batch(std::vector<Encoding>& encodings) const {
+  if (!padding || padding->fixed_length) return;
+  std::size_t longest = 0;
+  for (const auto& e : encodings) longest = std::max(longest, e.size());
+  const std::size_t length = tokenizer::padded_length(longest, *padding);
+  for (auto& e : encodings) tokenizer::pad_encoding(e, length, *padding);
 }
 
 Tokenizer::Tokenizer(std::unique_ptr<TokenizerImpl> impl) : impl_(std::move(impl)) {}
@@ -98,16 +219,29 @@ Encoding Tokenizer::encode_pair(std::string_view first, std::string_view second,
   return impl_->post_process(impl_->encode_sequence(first), impl_->encode_sequence(second), add_special_tokens);
 }
 
-std::vector<Encoding> Tokenizer::encode_batch(std::span<const std::string_view> texts, bool add_special_tokens) const {
-  std::vector<Encoding> out;
-  out.reserve(texts.size());
-  for (const auto text : texts) out.push_back(encode(text, add_special_tokens));
-  if (impl_->padding && !impl_->padding->fixed_length) {
-    std::size_t longest = 0;
-    for (const auto& e : out) longest = std::max(longest, e.size());
-    const std::size_t length = tokenizer::padded_length(longest, *impl_->padding);
-    for (auto& e : out) tokenizer::pad_encoding(e, length, *impl_->padding);
-  }
+std::vector<Encoding> Tokenizer::encode_each(std::span<const std::string_view> texts, bool add_special_tokens,
+                                             std::size_t threads) const {
+  return impl_->encode_many(texts.size(), threads, [&](std::size_t i) { return encode(texts[i], add_special_tokens); });
+}
+
+std::vector<Encoding> Tokenizer::encode_pair_each(std::span<const TextPair> pairs, bool add_special_tokens,
+                                                  std::size_t threads) const {
+  return impl_->encode_many(pairs.size(), threads, [&](std::size_t i) {
+    return encode_pair(pairs[i].first, pairs[i].second, add_special_tokens);
+  });
+}
+
+std::vector<Encoding> Tokenizer::encode_batch(std::span<const std::string_view> texts, bool add_special_tokens,
+                                              std::size_t threads) const {
+  auto out = encode_each(texts, add_special_tokens, threads);
+  impl_->pad_batch(out);
+  return out;
+}
+
+std::vector<Encoding> Tokenizer::encode_pair_batch(std::span<const TextPair> pairs, bool add_special_tokens,
+                                                   std::size_t threads) const {
+  auto out = encode_pair_each(pairs, add_special_tokens, threads);
+  impl_->pad_batch(out);
   return out;
 }
 
@@ -152,15 +286,47 @@ std::string_view Tokenizer::id_to_token(std::uint32_t id) const {
   return impl_->id_to_token(id);
 }
 
-std::string Tokenizer::token_string(const Encoding& encoding, std::size_t i, std::string_view text) const {
+namespace {
+
+// The bytes of `text` that offsets in the tokenizer's unit cover.
+std::string_view covered_text(std::string_view text, Offsets offsets, OffsetUnit unit) {
+  auto [begin, end] = offsets;
+  if (unit == OffsetUnit::kChar) {
+    std::size_t byte = 0;
+    std::size_t chars = 0;
+    std::size_t byte_begin = text.size();
+    std::size_t byte_end = text.size();
+    while (byte <= text.size()) {
+      if (chars == begin && byte_begin == text.size()) byte_begin = byte;
+      if (chars == end) {
+        byte_end = byte;
+        break;
+      }
+      if (byte == text.size()) break;
+      ++byte;
+      while (byte < text.size() && (static_cast<unsigned char>(text[byte]) & 0xC0U) == 0x80U) ++byte;
+      ++chars;
+    }
+    begin = static_cast<std::uint32_t>(byte_begin);
+    end = static_cast<std::uint32_t>(byte_end);
+  }
+  if (end <= begin || end > text.size()) return {};
+  return text.substr(begin, end - begin);
+}
+
+}  // namespace
+
+std::string Tokenizer::token_string(const Encoding& encoding, std::size_t i, std::string_view text,
+                                    std::string_view pair_text) const {
   const std::uint32_t id = encoding.ids.at(i);
-  const auto [begin, end] = encoding.offsets.at(i);
   const auto* added = impl_->added.find(id);
-  if (added != nullptr && !added->normalized && end > begin && end <= text.size()) {
+  if (added != nullptr && !added->normalized) {
     // Only a match of the token itself; an [UNK] from the model also has an
     // added-token id but spans an unknown word.
-    const std::string_view slice = text.substr(begin, end - begin);
-    if (slice.find(added->content) != std::string_view::npos) return std::string(slice);
+    for (const std::string_view source : {text, pair_text}) {
+      const std::string_view slice = covered_text(source, encoding.offsets.at(i), impl_->offset_unit);
+      if (slice.find(added->content) != std::string_view::npos) return std::string(slice);
+    }
   }
   return std::string(id_to_token(id));
 }
@@ -182,6 +348,9 @@ void Tokenizer::set_padding(std::optional<PaddingParams> params) {
 }
 void Tokenizer::set_invalid_utf8(InvalidUtf8 policy) {
   impl_->invalid_utf8 = policy;
+}
+void Tokenizer::set_offset_unit(OffsetUnit unit) {
+  impl_->offset_unit = unit;
 }
 std::size_t Tokenizer::num_special_tokens_to_add(bool is_pair) const {
   return impl_->added_tokens(is_pair);

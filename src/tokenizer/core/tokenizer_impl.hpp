@@ -24,10 +24,15 @@ class TokenizerImpl final : public tokenizer::TokenLookup {
   std::optional<TruncationParams> truncation;
   std::optional<PaddingParams> padding;
   InvalidUtf8 invalid_utf8 = InvalidUtf8::kError;
+  OffsetUnit offset_unit = OffsetUnit::kByte;
 
   // Tokens of one sequence, before special tokens, truncation and padding.
   [[nodiscard]] Encoding encode_sequence(std::string_view text) const;
   [[nodiscard]] Encoding post_process(Encoding first, std::optional<Encoding> second, bool add_special_tokens) const;
+  // Encodes inputs [0, count) with `encode_one(i)`, on up to `threads` threads.
+  template <typename EncodeOne>
+  [[nodiscard]] std::vector<Encoding> encode_many(std::size_t count, std::size_t threads, EncodeOne encode_one) const;
+  void pad_batch(std::vector<Encoding>& encodings) const;
   [[nodiscard]] std::size_t added_tokens(bool is_pair) const;
   // Added tokens first, then the model, as Hugging Face looks ids up.
   [[nodiscard]] std::string_view id_to_token(std::uint32_t id) const override;

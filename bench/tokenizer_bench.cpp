@@ -70,8 +70,8 @@ int main(int argc, char** argv) {
     report["cores"] = std::thread::hardware_concurrency();
     for (const auto& spec : tokenizers) {
       const auto eq = spec.find('=');
-      const std::string name = eq == std::string::npos ? std::filesystem::path(spec).parent_path().filename().string()
-                                                       : spec.substr(0, eq);
+      const std::string name =
+          eq == std::string::npos ? std::filesystem::path(spec).parent_path().filename().string() : spec.substr(0, eq);
       const std::string path = eq == std::string::npos ? spec : spec.substr(eq + 1);
       auto tokenizer = sieve::Tokenizer::from_file(path);
       tokenizer.set_truncation(std::nullopt);
@@ -87,7 +87,7 @@ int main(int argc, char** argv) {
           return static_cast<double>(count_tokens(encodings));
         });
         entry[threads == 1 ? "single_thread" : "all_cores"] = {{"tokens_per_second", median(r)},
-                                                              {"repetitions", r.size()}};
+                                                               {"repetitions", r.size()}};
       }
       report["tokenizers"][name] = entry;
       std::cerr << name << ": " << entry.dump() << "\n";

@@ -32,3 +32,6 @@ export LSAN_OPTIONS="suppressions=$root/tests/lsan.supp:print_suppressions=0"
 ctest --test-dir build-sanitize --output-on-failure -j2
 # The command-line error paths, through the sanitized binary.
 SIEVE_BIN="$root/build-sanitize/sieve" .venv/bin/python -m pytest -q tests/integration/test_cli.py
+
+echo "== fuzzing (libFuzzer, bounded time; longer: bash scripts/fuzz.sh SECONDS)"
+bash scripts/fuzz.sh "${SIEVE_FUZZ_SECONDS:-60}"

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import bisect
+import bz2
 import hashlib
 import random
 import sys
@@ -60,7 +61,7 @@ HUNSPELL = {
     "tr": "tr_TR", "pl": "pl_PL",
 }
 
-DEFAULT_LINES = 6000
+DEFAULT_LINES = 20000
 DEFAULT_SEED = 20240601
 
 # Whitespace and invisible characters that tokenizers disagree on most.
@@ -106,7 +107,42 @@ HARD_CASES = [
     "HELLO hello Hello hElLo", "ΑΒΓ αβγ", "АБВ абв", "ﻻ ﻷ presentation forms", "ﷺ ﷽", "ﬀﬁﬂ", "Ꭰ Cherokee ꭰ",
     "ǉubljana", "ⓐⓑⓒ Ⓐ", "🄰🄱 🅐", "ᴬᴮᴰ small caps ᴀʙᴄ", "ʰʲʷ modifiers",
     "", " ", "  ", "\t", "\u3000", "\u200b", "\ufeff", "\x0b",
+    # Byte-level BPE: contractions are matched case-sensitively, runs of
+    # spaces keep their last space for the next word, and the byte-to-char
+    # alphabet's own characters may also appear in the input.
+    "'s 're 've 'm 'll 'd 't 'S 'RE 'Ve", "I'm you're he's they'd we'll it'S", "hello   world    !",
+    "  leading", "trailing  ", " 1 12 123 1234 12345", "Ġhello Ċ ĉ ġ Ā ł", "\x7f\x80\x9f\xa0\xad\xff",
+    # Metaspace and SentencePiece: the replacement character itself, and
+    # spaces at every position relative to it.
+    "▁", "▁▁▁", "▁hello ▁world", "hello▁world", " ▁ ", "▁ leading meta", "trailing meta ▁",
+    # WordPiece: the continuing-subword prefix in the text, and words either
+    # side of the 100-character limit.
+    "##", "##ing un##able", "a" * 99, "a" * 100, "a" * 101, "é" * 100, "é" * 101, "😀" * 101,
+    # Added tokens of the trained tokenizers (tools/train_tokenizers.py), with
+    # every kind of neighbour for lstrip, rstrip, single_word and normalized.
+    "<ls>", "  <ls>  x", "x  <ls>  y", "<rs>  x", "x<rs>  y", "and", "band and andes AND And",
+    "and-and and_and (and)", "[SPECIAL]", "[special] [SPECIAL][SPECIAL]", "<added> <ADDED> <Added>",
+    "New York new york NEW YORK NewYork", "<ls><rs><ls>", "\u3000<ls>\u3000", "\t<rs>\t",
+    # Digits, punctuation and script boundaries (Digits, Punctuation and
+    # UnicodeScripts pre-tokenizers).
+    "abc123def4567", "１２３ ٠١٢ 123", "a.b,c;d:e!f?g", "..,,;;!!", "中文English한국어العربية",
+    "日本語のテキスト", "Ελληνικά и русский", "mixed中文123混合abc", "a-b-c d_e_f g--h",
+    # Split and Replace patterns of the trained tokenizers.
+    "a--b", "--", "-a-", "x  y   z", "``quoted''", "tab\tand\tmore\ttabs",
 ]
+
+# Scripts.txt names of scripts in everyday use, sampled more often than the
+# historic ones.
+LIVING_SCRIPTS = ["Latin", "Greek", "Cyrillic", "Armenian", "Hebrew", "Arabic", "Syriac", "Thaana", "Devanagari",
+                  "Bengali", "Gurmukhi", "Gujarati", "Oriya", "Tamil", "Telugu", "Kannada", "Malayalam", "Sinhala",
+                  "Thai", "Lao", "Tibetan", "Myanmar", "Georgian", "Hangul", "Ethiopic", "Cherokee",
+                  "Canadian_Aboriginal", "Khmer", "Mongolian", "Hiragana", "Katakana", "Bopomofo", "Han", "Yi",
+                  "Tifinagh", "Nko", "Javanese", "Adlam", "Ol_Chiki", "Vai"]
+
+# Strings the trained tokenizers declare as added tokens
+# (tools/train_tokenizers.py reads them from here), so the corpus is sure to
+# contain them in many contexts.
+ADDED_TOKEN_STRINGS = ["[SPECIAL]", "<added>", "<ls>", "<rs>", "and", "New York", "<mask>", "[MASK]"]
 
 
 @dataclass
@@ -120,6 +156,12 @@ class Unicode:
     flags: list[str] = field(default_factory=list)
     skin: list[str] = field(default_factory=list)
     keycaps: list[str] = field(default_factory=list)
+    variations: list[str] = field(default_factory=list)
+    # Scripts.txt: letters and marks of each script with at least a few letters.
+    script_letters: dict[str, list[int]] = field(default_factory=dict)
+    script_marks: dict[str, list[int]] = field(default_factory=dict)
+    # NormalizationTest.txt: strings whose NFC/NFD/NFKC/NFKD forms differ.
+    normalization: list[str] = field(default_factory=list)
 
     def char(self, rng: random.Random, pool: str) -> str:
         if pool in self.ranges:
@@ -194,7 +236,38 @@ def _load_unicode() -> Unicode:
     excluded = [(0xD800, 0xDFFF), (0xFDD0, 0xFDEF)] + [((p << 16) | 0xFFFE, (p << 16) | 0xFFFF) for p in range(17)]
     u.ranges["unassigned"] = _subtract([(0, 0x10FFFF)], sorted(assigned + excluded))
     _load_emoji(u)
+    _load_scripts(u, {cat: set(cps) for cat, cps in by_cat.items()})
+    _load_normalization_tests(u)
     return u
+
+
+def _load_scripts(u: Unicode, by_cat: dict[str, set[int]]) -> None:
+    letters = set().union(*(cps for cat, cps in by_cat.items() if cat[0] == "L"))
+    marks = set().union(*(cps for cat, cps in by_cat.items() if cat[0] == "M"))
+    for line in (UNICODE_DIR / "Scripts.txt").read_text(encoding="utf-8").splitlines():
+        line = line.split("#")[0].strip()
+        if not line:
+            continue
+        cps, script = (x.strip() for x in line.split(";"))
+        a, _, b = cps.partition("..")
+        for cp in range(int(a, 16), int(b or a, 16) + 1):
+            if cp in letters:
+                u.script_letters.setdefault(script, []).append(cp)
+            elif cp in marks:
+                u.script_marks.setdefault(script, []).append(cp)
+    u.script_letters = {k: v for k, v in u.script_letters.items() if len(v) >= 10}
+
+
+def _load_normalization_tests(u: Unicode) -> None:
+    # Every part: specific cases, each character with a decomposition, and
+    # the canonical-ordering sequences of combining marks.
+    text = bz2.decompress((UNICODE_DIR / "NormalizationTest.txt.bz2").read_bytes()).decode("utf-8")
+    for line in text.splitlines():
+        if not line or line.startswith(("#", "@")):
+            continue
+        source = "".join(chr(int(x, 16)) for x in line.split(";")[0].split())
+        if "\n" not in source and "\r" not in source:
+            u.normalization.append(source)
 
 
 def _subtract(ranges: list[tuple[int, int]], holes: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -229,6 +302,9 @@ def _load_emoji(u: Unicode) -> None:
             u.flags.append(s)
         if 0x20E3 in cps:
             u.keycaps.append(s)
+    for line in (UNICODE_DIR / "emoji/emoji-variation-sequences.txt").read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#") and ";" in line:
+            u.variations.append("".join(chr(int(x, 16)) for x in line.split(";")[0].split()))
 
 
 def _read_hunspell(base: str) -> list[str]:
@@ -351,18 +427,27 @@ class Corpus:
         return rng.choice(templates)()
 
     def long_word(self) -> str:
-        target = self.rng.choice([101, 150, 201, 250, 400, 1000])
+        # 99-102 straddle WordPiece's default limit of 100 characters per word.
+        target = self.rng.choice([99, 100, 101, 102, 150, 201, 250, 400, 1000, 3000])
         kind = self.rng.random()
-        if kind < 0.4:
+        if kind < 0.35:
             s = ""
             while len(s) < target:
                 s += self.en_word().replace("'", "")
-        elif kind < 0.6:
+            s = s[:target]
+        elif kind < 0.5:
             s = self.chars(self.rng.choice(["latin_accented", "script:cyrillic", "script:greek"]), target)
-        elif kind < 0.75:
+        elif kind < 0.6:
             s = self.chars("cjk", target)  # CJK never forms a single WordPiece word
-        elif kind < 0.85:
+        elif kind < 0.67:
             s = "".join(str(self.rng.randint(0, 9)) for _ in range(target))
+        elif kind < 0.75:
+            # Four-byte characters: byte and character offsets differ most.
+            s = self.chars(self.rng.choice(["cjk_ext_b", "private_use"]), target)
+        elif kind < 0.85:
+            # Letters with marks: long for the model, longer still after NFD.
+            s = "".join(self.chars("latin_accented", 1) + self.chars("marks", self.rng.randint(0, 2))
+                        for _ in range(target // 2))
         else:
             s = self.rng.choice("abcxyz") * target
         return s
@@ -472,13 +557,114 @@ class Corpus:
 
     def g_repeat(self) -> str:
         unit = self.rng.choice(["a", "ab", "!", ".", "-", "=", "ha", "0", "😀", "👍🏽", "中", "é", "e\u0301",
-                                "[SEP]", "\u200b", " ", "\t", "ß", "ﬁ", self.en_word()])
-        sep = self.rng.choice(["", "", " "])
-        return sep.join([unit] * self.rng.randint(2, 400))
+                                "[SEP]", "\u200b", " ", "\t", "ß", "ﬁ", self.en_word(), "▁", "Ġ", "##", "<ls>",
+                                "and", "\u0301", "\u3000", "\xa0", "1", "12", "'s", "--", "<unk>", "\U00020000",
+                                "\ufe0f", "\u200d", "🇺", "ǅ", "İ", "\x85", self.chars("marks", 1),
+                                self.chars(self.rng.choice(self.script_pools), 1)])
+        sep = self.rng.choice(["", "", " ", "\t", "\u3000"])
+        return sep.join([unit] * self.rng.randint(2, self.rng.choice([10, 50, 400, 2000])))
 
     def g_blank(self) -> str:
         return self.rng.choice(["", "", " ", "  ", " " * self.rng.randint(3, 50), "\t", " \t ",
                                 "\u3000", "\xa0", "\u200b", "\ufeff", "\u2003 \u2003"])
+
+    def g_script_text(self) -> str:
+        # Pseudo-words of one script (Scripts.txt) with that script's own
+        # combining marks: Indic vowel signs, Hebrew points, Arabic harakat...
+        pool = LIVING_SCRIPTS if self.rng.random() < 0.6 else sorted(self.uni.script_letters)
+        script = self.rng.choice([x for x in pool if x in self.uni.script_letters])
+        letters = self.uni.script_letters[script]
+        marks = self.uni.script_marks.get(script, []) + self.uni.script_marks.get("Inherited", [])[:5]
+        words = []
+        for _ in range(self.rng.randint(1, 12)):
+            w = []
+            for _ in range(self.rng.randint(1, 10)):
+                w.append(chr(self.rng.choice(letters)))
+                if marks and self.rng.random() < 0.35:
+                    w.append(chr(self.rng.choice(marks)))
+            words.append("".join(w))
+        sep = self.rng.choice([" ", " ", " ", "", "\u3000", "\xa0"])
+        return sep.join(words)
+
+    def g_normalization(self) -> str:
+        # Composed, decomposed and compatibility forms whose NFC, NFD, NFKC
+        # and NFKD all differ, alone or inside words.
+        parts = []
+        for _ in range(self.rng.randint(1, 8)):
+            n = self.rng.choice(self.uni.normalization)
+            r = self.rng.random()
+            parts.append(n if r < 0.5 else self.en_word() + n if r < 0.75 else n + self.en_word())
+        return self.join(parts) if self.rng.random() < 0.7 else "".join(parts)
+
+    def g_combining_heavy(self) -> str:
+        r = self.rng.random()
+        if r < 0.3:  # "zalgo": many marks on each letter
+            return "".join(self.en_word()[0] + self.chars("marks", self.rng.randint(3, 30))
+                           for _ in range(self.rng.randint(1, 12)))
+        if r < 0.6:  # marks on things that are not letters
+            bases = [" ", "1", ".", "-", "😀", "中", "\t", "\u3000", "_", "'", "▁", "ﬁ", "가", "\u200d", ""]
+            return "".join(self.rng.choice(bases) + self.chars("marks", self.rng.randint(1, 3)) + self.en_word()
+                           for _ in range(self.rng.randint(1, 8)))
+        if r < 0.8:  # a line that starts or ends with marks
+            marks = self.chars("marks", self.rng.randint(1, 5))
+            return marks + self.en_word() if self.rng.random() < 0.5 else self.en_word() + " " + marks
+        # Hangul: conjoining jamo sequences, complete and broken.
+        out = []
+        for _ in range(self.rng.randint(1, 8)):
+            out.append(chr(self.rng.randint(0x1100, 0x1112)) + chr(self.rng.randint(0x1161, 0x1175)) +
+                       (chr(self.rng.randint(0x11A8, 0x11C2)) if self.rng.random() < 0.5 else ""))
+            if self.rng.random() < 0.3:
+                out.append(chr(self.rng.randint(0x11A8, 0x11C2)))
+        return "".join(out)
+
+    def g_emoji_sequences(self) -> str:
+        r = self.rng.random()
+        if r < 0.3:  # runs without spaces
+            return "".join(self.emoji() for _ in range(self.rng.randint(2, 20)))
+        if r < 0.5:  # sequences broken apart: dangling ZWJ, lone modifiers, odd flags
+            pieces = ["\u200d", "\U0001f3fb", "\U0001f3ff", "\ufe0f", "\ufe0e", "\u20e3", "\U0001f1fa",
+                      "\U000e0067", "\U000e007f"]
+            return "".join(self.rng.choice(pieces + [self.emoji(), self.en_word()]) for _ in range(self.rng.randint(2, 12)))
+        if r < 0.7:  # text and emoji presentation selectors
+            return self.join([self.rng.choice(self.uni.variations) for _ in range(self.rng.randint(1, 10))])
+        parts = [self.emoji() + self.en_word() if self.rng.random() < 0.5 else self.en_word() + self.emoji()
+                 for _ in range(self.rng.randint(1, 8))]
+        return self.join(parts)
+
+    def g_whitespace_runs(self) -> str:
+        def run() -> str:
+            return "".join(self.rng.choice(ODD_SPACES + [" ", " ", " "]) for _ in range(self.rng.randint(1, 8)))
+        words = [self.en_word() if self.rng.random() < 0.7 else self.lang_word()
+                 for _ in range(self.rng.randint(0, 8))]
+        body = "".join(w + run() for w in words)
+        return (run() if self.rng.random() < 0.5 else "") + body
+
+    def g_probe(self) -> str:
+        # Inputs aimed at specific components of the trained and shared
+        # tokenizers: SentencePiece's ▁, byte-level characters, contractions,
+        # WordPiece prefixes, digit runs and the added tokens in every
+        # position relative to spaces and words.
+        probes = ["▁", "▁▁", "Ġ", "Ċ", "##", "</w>", "'s", "'S", "'ll", "'", "''", "<unk>", "<0x41>", "<0xFF>",
+                  "[UNK]", "[CLS]", "[SEP]", "<s>", "</s>", "<pad>", "[PAD]"] + ADDED_TOKEN_STRINGS
+        parts = []
+        for _ in range(self.rng.randint(1, 10)):
+            r = self.rng.random()
+            if r < 0.45:
+                p = self.rng.choice(probes)
+                case = self.rng.random()
+                p = p.upper() if case < 0.1 else p.lower() if case < 0.2 else p
+                parts.append(p)
+            elif r < 0.55:
+                parts.append(str(self.rng.randint(0, 10 ** self.rng.randint(1, 15))))
+            elif r < 0.85:
+                parts.append(self.en_word())
+            else:
+                parts.append(self.chars(self.rng.choice(["punctuation", "symbols", "spaces"]), self.rng.randint(1, 3)))
+        out = []
+        for p in parts:
+            out.append(p)
+            out.append(self.rng.choice(["", " ", " ", "  ", "\t", "\u3000", "-", "_"]))
+        return "".join(out)
 
     def generate(self, n: int) -> list[str]:
         gens = [  # (weight, generator)
@@ -486,7 +672,8 @@ class Corpus:
             (7, self.g_odd), (3, self.g_soup), (5, self.g_combining), (7, self.g_emoji), (5, self.g_punct),
             (6, self.g_numbers), (5, self.g_url_code), (4, self.g_special), (4, self.g_whitespace),
             (3, self.g_case), (3, self.g_long_word), (1, self.g_long_line), (2, self.g_repeat),
-            (2, self.g_blank),
+            (2, self.g_blank), (10, self.g_script_text), (4, self.g_normalization), (4, self.g_combining_heavy),
+            (4, self.g_emoji_sequences), (3, self.g_whitespace_runs), (8, self.g_probe),
         ]
         cum = []
         total = 0
@@ -505,6 +692,29 @@ class Corpus:
 INVALID_UTF8 = [b"truncated \xe4\xb8", b"overlong \xc0\xaf slash", b"surrogate \xed\xa0\x80 half",
                 b"too big \xf4\x90\x80\x80", b"stray \x80 continuation", b"\xfe\xff bytes",
                 b"valid \xc3\xa9 then bad \xc3", b"\xff"]
+# Byte sequences that are never valid UTF-8 whatever follows them (the
+# generated lines put an ASCII byte after each).
+BAD_BYTES = [b"\x80", b"\xbf", b"\xc0\x80", b"\xc1\xbf", b"\xe0\x80\x80", b"\xed\xa0\x80", b"\xed\xbf\xbf",
+             b"\xf0\x80\x80\x80", b"\xf4\x90\x80\x80", b"\xf5\x80\x80\x80", b"\xf8\x88\x80\x80\x80",
+             b"\xfe", b"\xff", b"\xc3", b"\xe4\xb8", b"\xf0\x9f\x98", b"\xf0\x9f"]
+INVALID_GENERATED = 100
+
+
+def invalid_utf8_lines(corpus: "Corpus", n: int) -> list[bytes]:
+    """Corpus-like text with malformed sequences at the start, middle and end."""
+    out = []
+    for _ in range(n):
+        words = [w.encode("utf-8") for w in corpus.g_mixed_language().split(" ")]
+        for _ in range(corpus.rng.randint(1, 3)):
+            words.insert(corpus.rng.randint(0, len(words)), corpus.rng.choice(BAD_BYTES) + b"x")
+        line = b" ".join(words).replace(b"\n", b" ").replace(b"\r", b" ")
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError:
+            out.append(line)
+            continue
+        raise AssertionError(f"meant to be invalid UTF-8: {line!r}")
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -515,16 +725,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--allow-missing", action="store_true",
                     help="skip hunspell dictionaries that are not installed (output then differs)")
     ap.add_argument("--with-invalid-utf8", action="store_true",
-                    help="also append a few lines that are NOT valid UTF-8 (for error-path tests)")
+                    help=f"also append {len(INVALID_UTF8) + INVALID_GENERATED} lines that are NOT valid UTF-8")
     args = ap.parse_args(argv)
 
-    lines = Corpus(random.Random(args.seed), args.allow_missing).generate(args.lines)
+    corpus = Corpus(random.Random(args.seed), args.allow_missing)
+    lines = corpus.generate(args.lines)
     data = bytearray()
     for line in lines:
         assert "\n" not in line and "\r" not in line, repr(line)
         data += line.encode("utf-8", "strict") + b"\n"
     if args.with_invalid_utf8:
-        for raw in INVALID_UTF8:
+        # A separate generator: the valid lines do not depend on this flag.
+        corpus.rng = random.Random(args.seed + 1)
+        for raw in INVALID_UTF8 + invalid_utf8_lines(corpus, INVALID_GENERATED):
             data += raw + b"\n"
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

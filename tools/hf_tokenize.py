@@ -3,29 +3,50 @@
 
 Why: the C++ tokenizer is correct when it returns, for every line, exactly
 what `tokenizers.Tokenizer.from_file(FILE).encode(line)` returns -- with the
-file's own truncation and padding settings, since that is what users of the
-file get.  This script writes that expectation as JSON lines:
+file's own truncation and padding settings unless told otherwise, since that
+is what users of the file get.  This script writes that expectation as JSON
+lines, with the options of `sieve tokenize` that change the result:
 
     python tools/hf_tokenize.py --tokenizer FILE --input CORPUS --output OUT.jsonl \
-        [--no-padding] [--no-truncation] [--batch-size N]
+        [--pair] [--max-length N] [--truncation longest_first|only_first|only_second|none] \
+        [--stride N] [--no-padding] [--no-special-tokens] [--batch-size N]
 
-Output line i belongs to input line i: {"ids", "type_ids", "attention_mask",
-"tokens"} (plus "offsets", character offsets into the line, for diagnosing
-mismatches); a line that is not valid UTF-8 gives {"skip": true} so that
-numbering stays aligned.  The corpus is split on b"\\n" only: lines may hold
-\\x0b, \\x0c, U+0085, U+2028, ... which str.splitlines() would also split on.
-A final "\\n" does not start an extra empty line; "\\r" is kept as content.
+Output line i belongs to input line i: {"ids", "tokens", "type_ids",
+"attention_mask", "special_tokens_mask", "offsets"} (offsets in characters of
+the line, as Python reports them); {"error": message} where `tokenizers`
+refuses the input (e.g. only_second truncation of a single text); {"skip":
+true} for a line that is not valid UTF-8, so that numbering stays aligned.
+With --pair each line is "first<TAB>second", split at the first tab.  The
+corpus is split on b"\\n" only: lines may hold \\x0b, \\x0c, U+0085, U+2028,
+... which str.splitlines() would also split on.  A final "\\n" does not start
+an extra empty line; "\\r" is kept as content.
+
+tests/integration/test_tokenizer_parity.py imports configure() and
+encode_all() from here, so this script and the tests agree on what the
+reference is.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
-from tokenizers import Tokenizer
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "true")
+from tokenizers import Tokenizer  # noqa: E402
+
+STRATEGIES = ("longest_first", "only_first", "only_second")
+
+
+@dataclass
+class Refused:
+    """`tokenizers` raised for this input; Sieve must refuse it too."""
+
+    message: str
 
 
 def read_lines(path: Path) -> list[str | None]:
@@ -43,40 +64,119 @@ def read_lines(path: Path) -> list[str | None]:
     return lines
 
 
+def configure(tok: Tokenizer, file_truncation: dict | None, file_padding: dict | None, *,
+              max_length: int | None = None, strategy: str | None = None, stride: int | None = None,
+              untruncated: bool = False, no_padding: bool = False) -> Tokenizer:
+    """Set truncation and padding as `sieve tokenize` does for these options.
+
+    file_truncation and file_padding are the file's own settings
+    (tok.truncation and tok.padding right after loading), so that one loaded
+    tokenizer can be configured again and again.  --max-length enables
+    truncation with the strategy given, else the file's, else longest_first,
+    and keeps the file's direction; --truncation none (untruncated) removes it.
+    """
+    file_truncation = file_truncation or {}
+    if untruncated:
+        tok.no_truncation()
+    elif max_length is not None:
+        tok.enable_truncation(max_length,
+                              stride=stride if stride is not None else file_truncation.get("stride", 0),
+                              strategy=strategy or file_truncation.get("strategy", "longest_first"),
+                              direction=file_truncation.get("direction", "right"))
+    elif file_truncation:
+        settings = dict(file_truncation)
+        if strategy:
+            settings["strategy"] = strategy
+        if stride is not None:
+            settings["stride"] = stride
+        tok.enable_truncation(**settings)
+    else:
+        tok.no_truncation()
+    if file_padding is not None and not no_padding:
+        tok.enable_padding(**file_padding)
+    else:
+        tok.no_padding()
+    return tok
+
+
+def encode_all(tok: Tokenizer, inputs: list, *, add_special_tokens: bool = True, batch_size: int = 2000) -> list:
+    """An Encoding per input (a str, or a (first, second) tuple), or Refused.
+
+    encode_batch runs on all cores; a batch that fails because one input is
+    refused is encoded again input by input.  With BatchLongest padding
+    encode_batch would pad each text to the longest of its batch, so each
+    input is encoded alone, as `sieve tokenize` pads each line alone.
+    """
+    per_line = tok.padding is not None and tok.padding.get("length") is None
+    out: list = []
+    for start in range(0, len(inputs), batch_size):
+        chunk = inputs[start:start + batch_size]
+        if not per_line:
+            try:
+                out.extend(tok.encode_batch(chunk, add_special_tokens=add_special_tokens))
+                continue
+            except Exception:
+                pass
+        for item in chunk:
+            try:
+                if isinstance(item, tuple):
+                    out.append(tok.encode(item[0], item[1], add_special_tokens=add_special_tokens))
+                else:
+                    out.append(tok.encode(item, add_special_tokens=add_special_tokens))
+            except BaseException as e:  # a Rust panic arrives as pyo3's PanicException, a BaseException
+                if isinstance(e, (KeyboardInterrupt, SystemExit)):
+                    raise
+                out.append(Refused(str(e)))
+    return out
+
+
+def as_record(result) -> dict:
+    if isinstance(result, Refused):
+        return {"error": result.message}
+    return {"ids": result.ids, "tokens": result.tokens, "type_ids": result.type_ids,
+            "attention_mask": result.attention_mask, "special_tokens_mask": result.special_tokens_mask,
+            "offsets": [list(o) for o in result.offsets]}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tokenizer", required=True, help="tokenizer.json")
-    ap.add_argument("--input", required=True, help="corpus, one text per line")
+    ap.add_argument("--input", required=True, help="corpus, one text (or, with --pair, two) per line")
     ap.add_argument("--output", required=True, help="JSON lines, one per input line")
+    ap.add_argument("--pair", action="store_true", help='each line is "first<TAB>second"')
+    ap.add_argument("--max-length", type=int, help="truncate to N tokens, special tokens included")
+    ap.add_argument("--truncation", choices=[*STRATEGIES, "none"], help="strategy, or none to turn it off")
+    ap.add_argument("--stride", type=int, help="overlap of the overflowing windows")
+    ap.add_argument("--no-truncation", action="store_true", help="same as --truncation none")
     ap.add_argument("--no-padding", action="store_true", help="ignore the file's padding settings")
-    ap.add_argument("--no-truncation", action="store_true", help="ignore the file's truncation settings")
-    ap.add_argument("--batch-size", type=int, default=1024,
-                    help="lines per encode_batch call (bounds memory with fixed padding)")
+    ap.add_argument("--no-special-tokens", action="store_true", help="do not add [CLS]/[SEP] or the like")
+    ap.add_argument("--batch-size", type=int, default=2000, help="inputs per encode_batch call")
     args = ap.parse_args(argv)
 
     start = time.monotonic()
     tok = Tokenizer.from_file(args.tokenizer)
-    if args.no_padding:
-        tok.no_padding()
-    if args.no_truncation:
-        tok.no_truncation()
-    # BatchLongest padding would make each line's result depend on its batch;
-    # users encode one text at a time, so pad each line alone.  Fixed padding
-    # is unaffected by batching and keeps the fast path.
-    padding = tok.padding
-    per_line = padding is not None and padding.get("length") is None
+    untruncated = args.no_truncation or args.truncation == "none"
+    configure(tok, tok.truncation, tok.padding, max_length=args.max_length,
+              strategy=None if untruncated else args.truncation, stride=args.stride,
+              untruncated=untruncated, no_padding=args.no_padding)
 
     lines = read_lines(Path(args.input))
-    valid = [(i, s) for i, s in enumerate(lines) if s is not None]
     results: list[dict] = [{"skip": True} for _ in lines]
-    for b in range(0, len(valid), args.batch_size):
-        chunk = valid[b:b + args.batch_size]
-        texts = [s for _, s in chunk]
-        # add_special_tokens defaults to True, as in Tokenizer.encode().
-        encodings = [tok.encode(t) for t in texts] if per_line else tok.encode_batch(texts)
-        for (i, _), e in zip(chunk, encodings):
-            results[i] = {"ids": e.ids, "type_ids": e.type_ids, "attention_mask": e.attention_mask,
-                          "tokens": e.tokens, "offsets": [list(o) for o in e.offsets]}
+    valid = [(i, s) for i, s in enumerate(lines) if s is not None]
+    inputs: list = []
+    for i, s in valid:
+        if args.pair:
+            first, tab, second = s.partition("\t")
+            if not tab:
+                results[i] = {"error": "--pair needs a tab between the two texts"}
+                continue
+            inputs.append((first, second))
+        else:
+            inputs.append(s)
+    positions = [i for i, _ in valid if "error" not in results[i]]
+    encoded = encode_all(tok, inputs, add_special_tokens=not args.no_special_tokens, batch_size=args.batch_size)
+    for i, result in zip(positions, encoded):
+        results[i] = as_record(result)
 
     out = Path(args.output)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -86,7 +186,8 @@ def main(argv: list[str] | None = None) -> int:
             # any JSON-lines reader sees exactly one record per line.
             f.write(json.dumps(r, ensure_ascii=True, separators=(",", ":")) + "\n")
     skipped = len(lines) - len(valid)
-    print(f"{len(lines)} lines ({skipped} not UTF-8) -> {out} in {time.monotonic() - start:.1f}s")
+    refused = sum(1 for r in results if "error" in r)
+    print(f"{len(lines)} lines ({skipped} not UTF-8, {refused} refused) -> {out} in {time.monotonic() - start:.1f}s")
     return 0
 
 

@@ -176,18 +176,14 @@ Embeddings Embedder::embed(std::span<const std::string_view> texts, EmbedTimings
   EmbedTimings& t = timings != nullptr ? *timings : local;
 
   auto start = Clock::now();
-  std::vector<Encoding> encodings;
-  encodings.reserve(texts.size());
+  // Every core tokenizes (the ORT runs that follow use them all anyway);
+  // an error names the input index.
+  const std::vector<Encoding> encodings = m.tokenizer.encode_each(texts, true, 0);
   std::vector<std::size_t> lengths;
   lengths.reserve(texts.size());
-  for (std::size_t i = 0; i < texts.size(); ++i) {
-    try {
-      encodings.push_back(m.tokenizer.encode(texts[i]));
-    } catch (const Error& e) {
-      throw Error(e.code(), e.what(), i);
-    }
-    lengths.push_back(encodings.back().size());
-    t.tokens += encodings.back().size();
+  for (const Encoding& e : encodings) {
+    lengths.push_back(e.size());
+    t.tokens += e.size();
   }
   t.tokenize_seconds += seconds_since(start);
 

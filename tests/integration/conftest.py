@@ -62,3 +62,53 @@ def model_type(path: Path) -> str:
     if "unk_id" in model:
         return "Unigram"
     return "WordPiece"
+
+
+# ---- tokenizer parity: trained tokenizers and the per-tokenizer summary
+
+TRAINED_FIXTURES = ROOT / "build" / "fixtures" / "trained"
+
+
+@pytest.fixture(scope="session")
+def trained_tokenizers(tmp_path_factory) -> Path:
+    """The folder of tools/train_tokenizers.py output, one subfolder per
+    configuration.  SIEVE_TRAINED_DIR names a folder to (re)train into when
+    its STAMP is stale; else build/fixtures/trained serves when current; else
+    the tokenizers are trained now into a temporary folder (about 20 s)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import train_tokenizers
+
+    want = train_tokenizers.stamp()
+
+    def current(folder: Path) -> bool:
+        stamp = folder / train_tokenizers.STAMP
+        return stamp.is_file() and stamp.read_text().strip() == want
+
+    chosen = os.environ.get("SIEVE_TRAINED_DIR")
+    if chosen:
+        out = Path(chosen)
+    elif current(TRAINED_FIXTURES):
+        return TRAINED_FIXTURES
+    else:
+        out = tmp_path_factory.mktemp("trained")
+    if not current(out):
+        result = subprocess.run([sys.executable, str(ROOT / "tools" / "train_tokenizers.py"), "--out", str(out)],
+                                capture_output=True)
+        if result.returncode != 0:
+            raise AssertionError(f"tools/train_tokenizers.py failed: {result.stderr.decode(errors='replace')}")
+    return out
+
+
+_PARITY_LINES: list[str] = []
+
+
+def record_parity(line: str) -> None:
+    """A line for the parity summary printed at the end of the session."""
+    _PARITY_LINES.append(line)
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    if _PARITY_LINES:
+        terminalreporter.section("tokenizer parity with Hugging Face")
+        for line in _PARITY_LINES:
+            terminalreporter.write_line(line)

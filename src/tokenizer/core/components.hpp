@@ -58,6 +58,14 @@ class TokenLookup {
   virtual ~TokenLookup() = default;
   // Empty for an id outside the vocabulary.
   [[nodiscard]] virtual std::string_view id_to_token(std::uint32_t id) const = 0;
+  // The token's string as Hugging Face's encoding holds it: the vocabulary
+  // entry, except for an added token matched in the input, which is the
+  // matched text with the whitespace lstrip/rstrip took. `sequence` is 0 or
+  // 1 (the input of a pair the token comes from).
+  [[nodiscard]] virtual std::string_view token_text(std::uint32_t id, Offsets /*offsets*/,
+                                                    std::size_t /*sequence*/) const {
+    return id_to_token(id);
+  }
 };
 
 class PostProcessor {

@@ -75,11 +75,26 @@ std::string model_type(const JsonView& node) {
 
 std::unique_ptr<TokenizerImpl> load_tokenizer_json(std::string_view json, std::string_view origin) {
   nlohmann::json document;
+  // serde_json, which Hugging Face parses with, refuses documents nested
+  // deeper than 128 levels; so do we, before nested components could
+  // recurse that deep.
+  constexpr int kMaxDepth = 128;
+  const auto limit_depth = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json&) {
+    if (depth > kMaxDepth &&
+        (event == nlohmann::json::parse_event_t::object_start || event == nlohmann::json::parse_event_t::array_start)) {
+      throw Error(ErrorCode::kParse,
+                  std::string(origin) + ": JSON nested deeper than " + std::to_string(kMaxDepth) + " levels");
+    }
+    return true;
+  };
   try {
-    document = nlohmann::json::parse(json.begin(), json.end());
+    document = nlohmann::json::parse(json.begin(), json.end(), limit_depth);
   } catch (const nlohmann::json::parse_error& e) {
     throw Error(ErrorCode::kParse,
                 std::string(origin) + ": invalid JSON at byte " + std::to_string(e.byte) + ": " + e.what());
+  } catch (const nlohmann::json::exception& e) {
+    // For instance a number too large for a double (out_of_range).
+    throw Error(ErrorCode::kParse, std::string(origin) + ": invalid JSON: " + e.what());
   }
   const JsonView root(document, std::string(origin));
   root.expect_object();

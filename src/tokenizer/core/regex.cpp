@@ -40,8 +40,8 @@ Regex::Regex(std::string_view pattern) : pattern_(pattern), compiled_(std::make_
   PCRE2_SIZE offset = 0;
   // Inputs are validated once before tokenization; PCRE2 need not check again.
   const std::uint32_t options = PCRE2_UTF | PCRE2_UCP | PCRE2_NO_UTF_CHECK;
-  compiled_->code.reset(pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(), options, &error,
-                                      &offset, nullptr));
+  compiled_->code.reset(
+      pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(), options, &error, &offset, nullptr));
   if (!compiled_->code) {
     throw Error(ErrorCode::kParse, "invalid regular expression \"" + std::string(pattern) + "\" at offset " +
                                        std::to_string(offset) + ": " + error_text(error));
@@ -79,9 +79,10 @@ void Regex::find_all(std::string_view text, std::vector<std::pair<std::size_t, s
   bool have_previous = false;
   std::size_t previous_end = 0;
   while (start <= text.size()) {
-    const int rc = compiled_->jit ? pcre2_jit_match(compiled_->code.get(), subject, text.size(), start, 0, data, nullptr)
-                                  : pcre2_match(compiled_->code.get(), subject, text.size(), start, PCRE2_NO_UTF_CHECK,
-                                                data, nullptr);
+    const int rc =
+        compiled_->jit
+            ? pcre2_jit_match(compiled_->code.get(), subject, text.size(), start, 0, data, nullptr)
+            : pcre2_match(compiled_->code.get(), subject, text.size(), start, PCRE2_NO_UTF_CHECK, data, nullptr);
     if (rc == PCRE2_ERROR_NOMATCH) return;
     if (rc < 0) {
       throw Error(ErrorCode::kRuntime, "regular expression \"" + pattern_ + "\" failed: " + error_text(rc));

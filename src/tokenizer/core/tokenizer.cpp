@@ -40,6 +40,30 @@ void to_char_offsets(std::string_view text, std::vector<Offsets>& offsets) {
   }
 }
 
+// Offsets into the text with invalid bytes replaced by U+FFFD (3 bytes
+// each), mapped back to the caller's bytes.
+void to_input_offsets(std::string_view input, std::vector<Offsets>& offsets) {
+  std::vector<std::uint32_t> input_position;  // indexed by byte of the replaced text
+  input_position.reserve(input.size() * 3 + 1);
+  std::size_t pos = 0;
+  while (pos < input.size()) {
+    char32_t cp = 0;
+    const std::size_t n = tokenizer::unicode::decode(input, pos, cp);
+    const std::size_t replaced_length =
+        n == 0 ? tokenizer::unicode::utf8_length(tokenizer::unicode::kReplacementChar) : n;
+    for (std::size_t k = 0; k < replaced_length; ++k) {
+      input_position.push_back(static_cast<std::uint32_t>(n == 0 ? pos : pos + k));
+    }
+    pos += n == 0 ? 1 : n;
+  }
+  input_position.push_back(static_cast<std::uint32_t>(input.size()));
+  for (auto& [begin, end] : offsets) {
+    const std::size_t last = input_position.size() - 1;
+    begin = input_position[std::min<std::size_t>(begin, last)];
+    end = input_position[std::min<std::size_t>(end, last)];
+  }
+}
+
 std::size_t effective_threads(std::size_t requested, std::size_t count) {
   if (requested == 0) requested = std::max(1U, std::thread::hardware_concurrency());
   // Starting a thread costs about as much as encoding a few short texts.
@@ -51,6 +75,7 @@ std::size_t effective_threads(std::size_t requested, std::size_t count) {
 
 Encoding TokenizerImpl::encode_sequence(std::string_view text) const {
   std::string replaced;
+  const std::string_view input = text;
   if (const std::size_t bad = tokenizer::unicode::find_invalid_utf8(text); bad != std::string_view::npos) {
     if (invalid_utf8 == InvalidUtf8::kError) {
       throw Error(ErrorCode::kInvalidInput, "input is not valid UTF-8 (byte offset " + std::to_string(bad) + ")");
@@ -80,7 +105,12 @@ Encoding TokenizerImpl::encode_sequence(std::string_view text) const {
       out.offsets.push_back(split.text.original_offsets(t.begin, t.end));
     }
   }
-  if (offset_unit == OffsetUnit::kChar) to_char_offsets(text, out.offsets);
+  if (offset_unit == OffsetUnit::kChar) {
+    // Each replaced byte is one U+FFFD: one character either way.
+    to_char_offsets(text, out.offsets);
+  } else if (!replaced.empty()) {
+    to_input_offsets(input, out.offsets);
+  }
   const std::size_t n = out.ids.size();
   out.type_ids.assign(n, 0);
   out.special_tokens_mask.assign(n, 0);
@@ -92,7 +122,32 @@ std::size_t TokenizerImpl::added_tokens(bool is_pair) const {
   return post_processor ? post_processor->added_tokens(is_pair) : 0;
 }
 
-Encoding TokenizerImpl::post_process(Encoding first, std::optional<Encoding> second, bool add_special_tokens) const {
+namespace {
+
+// The vocabulary as post-processors see it during one encode call: added
+// tokens matched in the input read as matched.
+class InputTokenLookup final : public tokenizer::TokenLookup {
+ public:
+  InputTokenLookup(const TokenizerImpl& impl, std::span<const std::string_view> texts) : impl_(impl), texts_(texts) {}
+  [[nodiscard]] std::string_view id_to_token(std::uint32_t id) const override { return impl_.id_to_token(id); }
+  [[nodiscard]] std::string_view token_text(std::uint32_t id, Offsets offsets, std::size_t sequence) const override {
+    if (sequence < texts_.size()) {
+      const std::string_view matched = impl_.matched_token_text(id, offsets, texts_[sequence]);
+      if (!matched.empty()) return matched;
+    }
+    return impl_.id_to_token(id);
+  }
+
+ private:
+  const TokenizerImpl& impl_;
+  std::span<const std::string_view> texts_;
+};
+
+}  // namespace
+
+Encoding TokenizerImpl::post_process(Encoding first, std::optional<Encoding> second, bool add_special_tokens,
+                                     std::span<const std::string_view> texts) const {
+  const InputTokenLookup lookup(*this, texts);
   if (truncation) {
     TruncationParams params = *truncation;
     const std::size_t n_added = add_special_tokens ? added_tokens(second.has_value()) : 0;
@@ -105,7 +160,7 @@ Encoding TokenizerImpl::post_process(Encoding first, std::optional<Encoding> sec
     tokenizer::truncate_encodings(first, second, params);
   }
   const auto process = [&](Encoding a, std::optional<Encoding> b) {
-    return post_processor ? post_processor->process(std::move(a), std::move(b), add_special_tokens, *this)
+    return post_processor ? post_processor->process(std::move(a), std::move(b), add_special_tokens, lookup)
                           : tokenizer::concatenate(std::move(a), std::move(b));
   };
   // Overflowing windows combine as Hugging Face's Encoding::merge_with does:
@@ -136,8 +191,7 @@ Encoding TokenizerImpl::post_process(Encoding first, std::optional<Encoding> sec
 }
 
 template <typename EncodeOne>
-std::vector<Encoding> TokenizerImpl::encode_many(std::size_t count, std::size_t threads,
-                                                 EncodeOne encode_one) const {
+std::vector<Encoding> TokenizerImpl::encode_many(std::size_t count, std::size_t threads, EncodeOne encode_one) const {
   std::vector<Encoding> out(count);
   const auto encode_at = [&](std::size_t i) {
     try {
@@ -212,11 +266,13 @@ Tokenizer Tokenizer::from_file(const std::filesystem::path& path) {
 }
 
 Encoding Tokenizer::encode(std::string_view text, bool add_special_tokens) const {
-  return impl_->post_process(impl_->encode_sequence(text), std::nullopt, add_special_tokens);
+  const std::string_view texts[] = {text};
+  return impl_->post_process(impl_->encode_sequence(text), std::nullopt, add_special_tokens, texts);
 }
 
 Encoding Tokenizer::encode_pair(std::string_view first, std::string_view second, bool add_special_tokens) const {
-  return impl_->post_process(impl_->encode_sequence(first), impl_->encode_sequence(second), add_special_tokens);
+  const std::string_view texts[] = {first, second};
+  return impl_->post_process(impl_->encode_sequence(first), impl_->encode_sequence(second), add_special_tokens, texts);
 }
 
 std::vector<Encoding> Tokenizer::encode_each(std::span<const std::string_view> texts, bool add_special_tokens,
@@ -316,17 +372,22 @@ std::string_view covered_text(std::string_view text, Offsets offsets, OffsetUnit
 
 }  // namespace
 
+std::string_view TokenizerImpl::matched_token_text(std::uint32_t id, Offsets offsets, std::string_view text) const {
+  const auto* token = added.find(id);
+  if (token == nullptr || token->normalized) return {};
+  // Only a match of the token itself; an [UNK] from the model also has an
+  // added-token id but spans an unknown word.
+  const std::string_view slice = covered_text(text, offsets, offset_unit);
+  if (slice.find(token->content) == std::string_view::npos) return {};
+  return slice;
+}
+
 std::string Tokenizer::token_string(const Encoding& encoding, std::size_t i, std::string_view text,
                                     std::string_view pair_text) const {
   const std::uint32_t id = encoding.ids.at(i);
-  const auto* added = impl_->added.find(id);
-  if (added != nullptr && !added->normalized) {
-    // Only a match of the token itself; an [UNK] from the model also has an
-    // added-token id but spans an unknown word.
-    for (const std::string_view source : {text, pair_text}) {
-      const std::string_view slice = covered_text(source, encoding.offsets.at(i), impl_->offset_unit);
-      if (slice.find(added->content) != std::string_view::npos) return std::string(slice);
-    }
+  for (const std::string_view source : {text, pair_text}) {
+    const std::string_view matched = impl_->matched_token_text(id, encoding.offsets.at(i), source);
+    if (!matched.empty()) return std::string(matched);
   }
   return std::string(id_to_token(id));
 }

@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -28,7 +29,13 @@ class TokenizerImpl final : public tokenizer::TokenLookup {
 
   // Tokens of one sequence, before special tokens, truncation and padding.
   [[nodiscard]] Encoding encode_sequence(std::string_view text) const;
-  [[nodiscard]] Encoding post_process(Encoding first, std::optional<Encoding> second, bool add_special_tokens) const;
+  // `texts` are the inputs (one, or the two of a pair), for token strings
+  // that come from the text rather than the vocabulary.
+  [[nodiscard]] Encoding post_process(Encoding first, std::optional<Encoding> second, bool add_special_tokens,
+                                      std::span<const std::string_view> texts) const;
+  // The string of an added token as matched in `text`, if the token is one
+  // matched there (not normalized); else empty.
+  [[nodiscard]] std::string_view matched_token_text(std::uint32_t id, Offsets offsets, std::string_view text) const;
   // Encodes inputs [0, count) with `encode_one(i)`, on up to `threads` threads.
   template <typename EncodeOne>
   [[nodiscard]] std::vector<Encoding> encode_many(std::size_t count, std::size_t threads, EncodeOne encode_one) const;

@@ -1,5 +1,8 @@
 #include "tokenizer/processors/template_processing.hpp"
 
+#include <algorithm>
+#include <string>
+
 namespace sieve::tokenizer {
 namespace {
 
@@ -61,12 +64,16 @@ std::size_t TemplateProcessing::added_tokens(bool is_pair) const {
 }
 
 Encoding TemplateProcessing::process(Encoding first, std::optional<Encoding> second, bool add_special_tokens,
-                                 const TokenLookup& /*tokens*/) const {
-  if (!add_special_tokens) return concatenate(std::move(first), std::move(second));
+                                     const TokenLookup& /*tokens*/) const {
   const auto& pieces = second ? pair_ : single_;
   Encoding out;
-  const std::size_t total = first.size() + (second ? second->size() : 0) + added_tokens(second.has_value());
+  const std::size_t total =
+      first.size() + (second ? second->size() : 0) + (add_special_tokens ? added_tokens(second.has_value()) : 0);
   out.ids.reserve(total);
+  out.type_ids.reserve(total);
+  out.offsets.reserve(total);
+  out.special_tokens_mask.reserve(total);
+  out.attention_mask.reserve(total);
   for (const auto& piece : pieces) {
     if (piece.is_sequence) {
       if (piece.second) {
@@ -74,11 +81,36 @@ Encoding TemplateProcessing::process(Encoding first, std::optional<Encoding> sec
       } else {
         append_sequence(out, first, piece.type_id);
       }
-    } else {
+    } else if (add_special_tokens) {
       for (const auto id : piece.ids) append_special(out, id, piece.type_id);
     }
   }
   return out;
+}
+
+void TemplateProcessing::process_encodings(std::vector<Encoding>& encodings, bool add_special_tokens,
+                                           const TokenLookup& /*tokens*/) const {
+  if (encodings.size() != 1 && encodings.size() != 2) {
+    throw Error(ErrorCode::kUnsupported, "TemplateProcessing got " + std::to_string(encodings.size()) +
+                                             " sequences; it applies to one or two (is it twice in a Sequence?)");
+  }
+  const auto& pieces = encodings.size() == 2 ? pair_ : single_;
+  std::vector<Encoding> out;
+  out.reserve(pieces.size());
+  for (const auto& piece : pieces) {
+    if (piece.is_sequence) {
+      const std::size_t index = piece.second ? 1 : 0;
+      if (index >= encodings.size()) continue;
+      Encoding sequence = encodings[index];
+      std::fill(sequence.type_ids.begin(), sequence.type_ids.end(), piece.type_id);
+      out.push_back(std::move(sequence));
+    } else if (add_special_tokens) {
+      Encoding special;
+      for (const auto id : piece.ids) append_special(special, id, piece.type_id);
+      out.push_back(std::move(special));
+    }
+  }
+  encodings = std::move(out);
 }
 
 }  // namespace sieve::tokenizer

@@ -5,14 +5,15 @@
 #include <string>
 #include <vector>
 
-#include "tokenizer/core/components.hpp"
 #include "tokenizer/core/json_view.hpp"
+#include "tokenizer/processors/encodings_processor.hpp"
 
 namespace sieve::tokenizer {
 
 // Hugging Face's TemplateProcessing: "single" and "pair" templates made of
-// special tokens and the sequences $A / $B, each with a type id.
-class TemplateProcessing final : public PostProcessor {
+// special tokens and the sequences $A / $B, each with a type id. Without
+// special tokens the sequences still follow the template's order and type ids.
+class TemplateProcessing final : public EncodingsProcessor {
  public:
   struct Piece {
     bool is_sequence = false;
@@ -25,9 +26,12 @@ class TemplateProcessing final : public PostProcessor {
   static std::unique_ptr<PostProcessor> from_json(const JsonView& node);
 
   [[nodiscard]] std::size_t added_tokens(bool is_pair) const override;
-  [[nodiscard]] Encoding process(Encoding first, std::optional<Encoding> second,
-                                 bool add_special_tokens,
+  // Builds the result directly rather than as a list of pieces.
+  [[nodiscard]] Encoding process(Encoding first, std::optional<Encoding> second, bool add_special_tokens,
                                  const TokenLookup& tokens) const override;
+  // One encoding per template piece, as Hugging Face hands them on in a Sequence.
+  void process_encodings(std::vector<Encoding>& encodings, bool add_special_tokens,
+                         const TokenLookup& tokens) const override;
 
  private:
   std::vector<Piece> single_;

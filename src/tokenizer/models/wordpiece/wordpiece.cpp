@@ -11,14 +11,18 @@ WordPiece::WordPiece(Vocab vocab, Options options) : vocab_(std::move(vocab)), o
   for (const auto& [token, id] : vocab_) max_id = std::max(max_id, id);
   id_to_token_.resize(vocab_.empty() ? 0 : static_cast<std::size_t>(max_id) + 1);
   const std::string& prefix = options_.continuing_subword_prefix;
+  std::vector<std::pair<std::string_view, std::uint32_t>> starts;
+  std::vector<std::pair<std::string_view, std::uint32_t>> continuations;
   for (const auto& [token, id] : vocab_) {
     id_to_token_[id] = token;
-    longest_start_ = std::max(longest_start_, token.size());
+    starts.emplace_back(token, id);
     if (token.size() > prefix.size() && token.compare(0, prefix.size(), prefix) == 0) {
-      continuations_.emplace(token.substr(prefix.size()), id);
-      longest_continuation_ = std::max(longest_continuation_, token.size() - prefix.size());
+      continuations.emplace_back(std::string_view(token).substr(prefix.size()), id);
     }
   }
+  starts_ = ByteTrie(starts);
+  continuations_ = ByteTrie(continuations);
+  if (const auto it = vocab_.find(options_.unk_token); it != vocab_.end()) unk_id_ = it->second;
 }
 
 std::unique_ptr<Model> WordPiece::from_json(const JsonView& node) {
@@ -42,12 +46,11 @@ std::unique_ptr<Model> WordPiece::from_json(const JsonView& node) {
 }
 
 void WordPiece::push_unknown(std::string_view piece, std::vector<Token>& out) const {
-  const auto it = vocab_.find(options_.unk_token);
-  if (it == vocab_.end()) {
+  if (!unk_id_) {
     throw Error(ErrorCode::kParse,
                 "WordPiece: the unknown token \"" + options_.unk_token + "\" is not in the vocabulary");
   }
-  out.push_back(Token{it->second, 0, static_cast<std::uint32_t>(piece.size())});
+  out.push_back(Token{*unk_id_, 0, static_cast<std::uint32_t>(piece.size())});
 }
 
 void WordPiece::tokenize(std::string_view piece, std::vector<Token>& out) const {
@@ -61,27 +64,16 @@ void WordPiece::tokenize(std::string_view piece, std::vector<Token>& out) const 
   const std::size_t first_new = out.size();
   std::size_t start = 0;
   while (start < piece.size()) {
-    const Vocab& table = start == 0 ? vocab_ : continuations_;
-    const std::size_t longest = start == 0 ? longest_start_ : longest_continuation_;
-    std::size_t end = std::min(piece.size(), start + longest);
-    // Never cut inside a character.
-    while (end > start && end < piece.size() && (static_cast<unsigned char>(piece[end]) & 0xC0) == 0x80) --end;
-    bool found = false;
-    while (end > start) {
-      const auto it = table.find(piece.substr(start, end - start));
-      if (it != table.end()) {
-        out.push_back(Token{it->second, static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(end)});
-        found = true;
-        break;
-      }
-      --end;
-      while (end > start && (static_cast<unsigned char>(piece[end]) & 0xC0) == 0x80) --end;
-    }
-    if (!found) {
+    // Vocabulary entries are whole UTF-8 characters, so a match never ends
+    // inside one.
+    const auto match = (start == 0 ? starts_ : continuations_).longest_prefix(piece.substr(start));
+    if (!match) {
       out.resize(first_new);
       push_unknown(piece, out);
       return;
     }
+    const std::size_t end = start + match->first;
+    out.push_back(Token{match->second, static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(end)});
     start = end;
   }
 }

@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "tokenizer/core/byte_trie.hpp"
 #include "tokenizer/core/components.hpp"
 #include "tokenizer/core/json_view.hpp"
 
@@ -19,7 +20,9 @@ using Vocab = std::unordered_map<std::string, std::uint32_t, StringHash, std::eq
 
 // Greedy longest-match-first WordPiece, as BERT and Hugging Face do it: a
 // word that cannot be covered entirely by vocabulary pieces becomes one
-// unknown token.
+// unknown token. Each longest match is one walk down a byte trie (word
+// starts, and continuations keyed without their prefix), so a word costs
+// time linear in its length instead of one hash lookup per candidate end.
 class WordPiece final : public Model {
  public:
   struct Options {
@@ -40,13 +43,11 @@ class WordPiece final : public Model {
   void push_unknown(std::string_view piece, std::vector<Token>& out) const;
 
   Vocab vocab_;
-  // Pieces that may continue a word, keyed without the prefix, so lookups
-  // need no string building.
-  Vocab continuations_;
   std::vector<std::string> id_to_token_;
   Options options_;
-  std::size_t longest_start_ = 0;
-  std::size_t longest_continuation_ = 0;
+  ByteTrie starts_;
+  ByteTrie continuations_;
+  std::optional<std::uint32_t> unk_id_;
 };
 
 }  // namespace sieve::tokenizer

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Tokenizer benchmark: Sieve (bench/tokenizer_bench.cpp) and Hugging Face
+# tokenizers (bench/tokenizer_peers.py) in the same run, on the parity
+# corpus, for every tokenizer.json under ../shared/tokenizers. Writes the
+# tokenizer section of bench/RESULTS.md.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+[[ -x .venv/bin/python && -d build ]] || bash scripts/bootstrap.sh
+cmake --build build --target sieve_tokenizer_bench >/dev/null
+
+shared="${SHARED_TOKENIZERS:-$root/../shared/tokenizers}"
+min_seconds="${MIN_SECONDS:-3}"
+out="$(mktemp -d)"
+.venv/bin/python tools/build_corpus.py --out "$out/corpus-raw.txt" >&2
+# Only valid UTF-8 lines: Python strings cannot hold the others.
+.venv/bin/python - "$out/corpus-raw.txt" "$out/corpus.txt" <<'PY'
+import sys
+lines = open(sys.argv[1], "rb").read().split(b"\n")
+good = []
+for line in lines:
+    try:
+        good.append(line.decode("utf-8"))
+    except UnicodeDecodeError:
+        pass
+open(sys.argv[2], "w", encoding="utf-8", newline="\n").write("\n".join(l for l in good if l) + "\n")
+PY
+
+args=()
+files="{"
+for f in "$shared"/*/tokenizer.json; do
+  name="$(basename "$(dirname "$f")")"
+  args+=(--tokenizer "$name=$f")
+  files+="\"$name\": \"$f\","
+done
+files="${files%,}}"
+echo "$files" > "$out/files.json"
+
+echo "running Sieve ..." >&2
+build/sieve_tokenizer_bench "${args[@]}" --corpus "$out/corpus.txt" --min-seconds "$min_seconds" > "$out/sieve.json"
+echo "running Hugging Face tokenizers ..." >&2
+.venv/bin/python bench/tokenizer_peers.py "${args[@]}" --corpus "$out/corpus.txt" --min-seconds "$min_seconds" \
+  > "$out/peers.json"
+.venv/bin/python bench/tokenizer_report.py --sieve "$out/sieve.json" --peers "$out/peers.json" \
+  --files "$out/files.json" --notes bench/TOKENIZER_NOTES.md --out bench/RESULTS.md
+echo "wrote bench/RESULTS.md (raw results in $out)" >&2

@@ -1,0 +1,32 @@
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "tokenizer/core/json_view.hpp"
+#include "tokenizer/models/wordpiece/wordpiece.hpp"
+
+// Reading and inverting the {"token": id, ...} vocabularies of BPE and
+// WordLevel models.
+namespace sieve::tokenizer {
+
+// The token -> id object; each id must fit in 32 bits, as in Hugging Face.
+Vocab read_vocab_object(const JsonView& node);
+
+// id -> token for a vocabulary, pointing into the vocabulary's own strings
+// (which must outlive it). Dense ids, the usual case, take a plain array;
+// sparse ids fall back to a hash map rather than a huge array.
+class IdToToken {
+ public:
+  IdToToken() = default;
+  explicit IdToToken(const Vocab& vocab);
+  [[nodiscard]] std::string_view operator()(std::uint32_t id) const;
+
+ private:
+  std::vector<std::string_view> dense_;
+  std::unordered_map<std::uint32_t, std::string_view> sparse_;
+};
+
+}  // namespace sieve::tokenizer

@@ -103,9 +103,10 @@ def encode_all(tok: Tokenizer, inputs: list, *, add_special_tokens: bool = True,
     """An Encoding per input (a str, or a (first, second) tuple), or Refused.
 
     encode_batch runs on all cores; a batch that fails because one input is
-    refused is encoded again input by input.  With BatchLongest padding
-    encode_batch would pad each text to the longest of its batch, so each
-    input is encoded alone, as `sieve tokenize` pads each line alone.
+    refused is encoded again input by input, and so is everything after it
+    (where one input is refused, most batches hold one).  With BatchLongest
+    padding encode_batch would pad each text to the longest of its batch, so
+    each input is encoded alone, as `sieve tokenize` pads each line alone.
     """
     per_line = tok.padding is not None and tok.padding.get("length") is None
     out: list = []
@@ -116,7 +117,7 @@ def encode_all(tok: Tokenizer, inputs: list, *, add_special_tokens: bool = True,
                 out.extend(tok.encode_batch(chunk, add_special_tokens=add_special_tokens))
                 continue
             except Exception:
-                pass
+                per_line = True
         for item in chunk:
             try:
                 if isinstance(item, tuple):

@@ -108,8 +108,9 @@ class CompositionTable {
   }
 
  private:
-  // Where primary composites live (Hangul syllables are algorithmic).
-  static constexpr std::array<CodeRange, 3> kScanned{{{0x00C0, 0x33FF}, {0xF900, 0xFB4F}, {0x10000, 0x1D2FF}}};
+  // Where the primary composites of Unicode 9.0 live (Hangul syllables are
+  // algorithmic); later ones are unknown to the crate anyway.
+  static constexpr std::array<CodeRange, 3> kScanned{{{0x00C0, 0x22FF}, {0x3040, 0x30FF}, {0x11000, 0x11FFF}}};
 
   static std::uint64_t key(char32_t first, char32_t second) {
     return (static_cast<std::uint64_t>(first) << 21U) | second;

@@ -15,10 +15,17 @@ std::filesystem::path t5_tokenizer() {
   return sieve::testing::source_dir() / "../shared/tokenizers/t5-small/tokenizer.json";
 }
 
+// t5-small's normalizer object, parsed once: the file is large.
+const nlohmann::json& t5_normalizer_json() {
+  static const nlohmann::json node = [] {
+    std::ifstream in(t5_tokenizer());
+    return nlohmann::json::parse(in).at("normalizer");
+  }();
+  return node;
+}
+
 std::unique_ptr<Normalizer> t5_normalizer() {
-  std::ifstream in(t5_tokenizer());
-  const nlohmann::json file = nlohmann::json::parse(in);
-  return ComponentRegistry::builtin().normalizers.create(JsonView(file.at("normalizer"), "t5"), "normalizer");
+  return ComponentRegistry::builtin().normalizers.create(JsonView(t5_normalizer_json(), "t5"), "normalizer");
 }
 
 // Expected values come from Hugging Face tokenizers 0.23.3 with t5-small's
@@ -66,9 +73,7 @@ TEST(PrecompiledNormalizer, RejectsMalformedMaps) {
 
 TEST(PrecompiledNormalizer, LooksUpTheShortestMappedPrefix) {
   if (!std::filesystem::exists(t5_tokenizer())) GTEST_SKIP() << "no shared t5-small tokenizer";
-  std::ifstream in(t5_tokenizer());
-  const nlohmann::json file = nlohmann::json::parse(in);
-  const auto normalizer = Precompiled::from_json(JsonView(file.at("normalizer"), "t5"));
+  const auto normalizer = Precompiled::from_json(JsonView(t5_normalizer_json(), "t5"));
   const auto& precompiled = dynamic_cast<const Precompiled&>(*normalizer);
   EXPECT_EQ(precompiled.lookup("\uFB01"), "fi");
   EXPECT_EQ(precompiled.lookup("a"), std::nullopt);

@@ -28,8 +28,10 @@ PY
 
 args=()
 files="{"
+# TOKENIZERS="gpt2 t5-small" limits the run to those folders.
 for f in "$shared"/*/tokenizer.json; do
   name="$(basename "$(dirname "$f")")"
+  if [[ -n "${TOKENIZERS:-}" && " $TOKENIZERS " != *" $name "* ]]; then continue; fi
   args+=(--tokenizer "$name=$f")
   files+="\"$name\": \"$f\","
 done

@@ -1,5 +1,10 @@
 #include "tokenizer/core/json_view.hpp"
 
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+
 namespace sieve::tokenizer {
 namespace {
 
@@ -98,6 +103,60 @@ std::int64_t JsonView::as_int() const {
     return static_cast<std::int64_t>(node_->get<std::uint64_t>());
   }
   fail(std::string("expected an integer, got ") + type_name(*node_));
+}
+
+namespace {
+
+// 1e0 ... 1e308, correctly rounded, as serde_json's table holds them.
+const std::array<double, 309>& powers_of_ten() {
+  static const std::array<double, 309> table = [] {
+    std::array<double, 309> t{};
+    for (std::size_t i = 0; i < t.size(); ++i) t[i] = std::strtod(("1e" + std::to_string(i)).c_str(), nullptr);
+    return t;
+  }();
+  return table;
+}
+
+// serde_json's f64_from_parts, applied to the shortest decimal form of
+// `value` (the form tokenizer.json writers, Rust's and Python's, emit).
+double serde_json_double(double value) {
+  if (!std::isfinite(value) || value == 0) return value;
+  std::array<char, 64> buffer{};
+  const auto written =
+      std::to_chars(buffer.data(), buffer.data() + buffer.size(), std::fabs(value), std::chars_format::scientific);
+  const std::string_view text(buffer.data(), static_cast<std::size_t>(written.ptr - buffer.data()));
+  const std::size_t e = text.find('e');
+  std::uint64_t significand = 0;
+  int fraction_digits = 0;
+  bool after_point = false;
+  for (const char c : text.substr(0, e)) {
+    if (c == '.') {
+      after_point = true;
+      continue;
+    }
+    significand = significand * 10 + static_cast<std::uint64_t>(c - '0');
+    if (after_point) ++fraction_digits;
+  }
+  int exponent = std::stoi(std::string(text.substr(e + 1))) - fraction_digits;
+  auto f = static_cast<double>(significand);
+  while (true) {
+    const auto magnitude = static_cast<std::size_t>(exponent < 0 ? -exponent : exponent);
+    if (magnitude < powers_of_ten().size()) {
+      f = exponent >= 0 ? f * powers_of_ten()[magnitude] : f / powers_of_ten()[magnitude];
+      break;
+    }
+    if (f == 0 || exponent >= 0) break;
+    f /= 1e308;
+    exponent += 308;
+  }
+  return value < 0 ? -f : f;
+}
+
+}  // namespace
+
+double JsonView::as_serde_double() const {
+  const double value = as_double();
+  return node_->is_number_float() ? serde_json_double(value) : value;
 }
 
 double JsonView::as_double() const {

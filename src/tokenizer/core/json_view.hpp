@@ -35,6 +35,12 @@ class JsonView {
   [[nodiscard]] std::uint64_t as_uint() const;
   [[nodiscard]] std::int64_t as_int() const;
   [[nodiscard]] double as_double() const;
+  // The double Hugging Face reads for this number. serde_json (built without
+  // its float_roundtrip feature) scales the decimal digits by a power of ten
+  // in floating point, which can be one unit in the last place off the
+  // correctly rounded value nlohmann gives; Unigram scores read that way
+  // break Viterbi ties as Hugging Face does.
+  [[nodiscard]] double as_serde_double() const;
 
   [[nodiscard]] std::string get_string(std::string_view key, std::string_view fallback) const;
   [[nodiscard]] bool get_bool(std::string_view key, bool fallback) const;

@@ -62,7 +62,7 @@ std::unique_ptr<Model> Unigram::from_json(const JsonView& node) {
     const JsonView entry = vocab.at(i);
     entry.expect_array();
     if (entry.array_size() != 2) entry.fail("expected [piece, score]");
-    pieces.emplace_back(entry.at(0).as_string(), entry.at(1).as_double());
+    pieces.emplace_back(entry.at(0).as_string(), entry.at(1).as_serde_double());
   }
   try {
     return std::make_unique<Unigram>(std::move(pieces), unk_id, byte_fallback);

@@ -35,9 +35,9 @@ ends with all of them (conftest.py's terminal summary).
 from __future__ import annotations
 
 import hashlib
-import re
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -65,18 +65,20 @@ THREADS = "2"
 CHUNK = 2000
 # Far enough that a hard case is rarely paired with its neighbour.
 PAIR_SHIFT = 7919
-CHARS = {"pair": 300, "single-truncated": 200, "pair-truncated": 100}
+CHARS = {"pair": 150, "single-truncated": 100, "pair-truncated": 80}
+# Lengths short enough that most cut texts are truncated (and, with
+# only_second on single texts or short chosen texts, refused).
 SINGLE_TRUNCATION = [
     dict(max_length=24, strategy="longest_first", stride=0),
     dict(max_length=16, strategy="only_first", stride=4),
-    dict(max_length=40, strategy="only_second", stride=0),  # refused whenever truncation is needed
+    dict(max_length=20, strategy="only_second", stride=0),  # refused whenever truncation is needed
     dict(max_length=5, strategy="longest_first", stride=1),
 ]
 PAIR_TRUNCATION = [
-    dict(max_length=40, strategy="longest_first", stride=0),
-    dict(max_length=48, strategy="only_second", stride=0),
-    dict(max_length=48, strategy="only_first", stride=0),
-    dict(max_length=32, strategy="longest_first", stride=6),
+    dict(max_length=24, strategy="longest_first", stride=0),
+    dict(max_length=28, strategy="only_second", stride=0),
+    dict(max_length=28, strategy="only_first", stride=0),
+    dict(max_length=20, strategy="longest_first", stride=4),
 ]
 SHOWN_MISMATCHES = 5
 

@@ -79,6 +79,13 @@ Precompiled::Precompiled(std::string_view charsmap) {
   if (unicode::find_invalid_utf8(replacements_) != std::string::npos) {
     throw Error(ErrorCode::kParse, "cannot parse precompiled_charsmap: its replacements are not valid UTF-8");
   }
+  for (std::size_t c = 0; c < ascii_.size(); ++c) {
+    const char key = static_cast<char>(c);
+    if (const auto replacement = lookup(std::string_view(&key, 1))) {
+      ascii_[c] = {true, static_cast<std::uint32_t>(replacement->data() - replacements_.data()),
+                   static_cast<std::uint32_t>(replacement->size())};
+    }
+  }
 }
 
 std::unique_ptr<Normalizer> Precompiled::from_json(const JsonView& node) {
@@ -121,6 +128,13 @@ std::optional<std::string_view> Precompiled::lookup(std::string_view key) const 
   return std::nullopt;
 }
 
+std::optional<std::string_view> Precompiled::lookup_char(std::string_view character) const {
+  if (character.size() != 1 || static_cast<unsigned char>(character[0]) >= 0x80) return lookup(character);
+  const AsciiEntry entry = ascii_[static_cast<unsigned char>(character[0])];
+  if (!entry.mapped) return std::nullopt;
+  return std::string_view(replacements_).substr(entry.begin, entry.length);
+}
+
 void Precompiled::normalize(NormalizedString& text) const {
   if (trie_.empty()) return;
   const std::string& s = text.get();
@@ -150,6 +164,16 @@ void Precompiled::normalize(NormalizedString& text) const {
 
   const auto process_grapheme = [&](std::size_t begin, std::size_t end) {
     const std::string_view grapheme(s.data() + begin, end - begin);
+    char32_t cp = 0;
+    std::size_t len = unicode::decode(grapheme, 0, cp);
+    if (len == grapheme.size()) {  // one character: both lookups are the same
+      if (const auto replacement = lookup_char(grapheme)) {
+        push_replacement(*replacement, 1);
+      } else {
+        changes.push_back({cp, 0});
+      }
+      return;
+    }
     if (grapheme.size() < 6) {
       if (const auto replacement = lookup(grapheme)) {
         push_replacement(*replacement, count_chars(grapheme));
@@ -158,10 +182,9 @@ void Precompiled::normalize(NormalizedString& text) const {
     }
     std::size_t pos = 0;
     while (pos < grapheme.size()) {
-      char32_t cp = 0;
-      std::size_t len = unicode::decode(grapheme, pos, cp);
+      len = unicode::decode(grapheme, pos, cp);
       if (len == 0) len = 1;
-      if (const auto replacement = lookup(grapheme.substr(pos, len))) {
+      if (const auto replacement = lookup_char(grapheme.substr(pos, len))) {
         push_replacement(*replacement, 1);
       } else {
         changes.push_back({cp, 0});
@@ -170,17 +193,34 @@ void Precompiled::normalize(NormalizedString& text) const {
     }
   };
 
-  // Extended grapheme clusters.
+  // Extended grapheme clusters. Between two ASCII characters there is always
+  // a break but for CR LF, and an ASCII character ends any emoji or flag
+  // sequence, so utf8proc's state can start afresh after one.
   std::size_t cluster_begin = 0;
   std::size_t pos = 0;
   utf8proc_int32_t state = 0;
   char32_t previous = 0;
   while (pos < s.size()) {
     char32_t cp = 0;
-    std::size_t len = unicode::decode(s, pos, cp);
-    if (len == 0) len = 1;
-    if (pos > 0 && utf8proc_grapheme_break_stateful(static_cast<utf8proc_int32_t>(previous),
-                                                    static_cast<utf8proc_int32_t>(cp), &state)) {
+    std::size_t len = 1;
+    if (static_cast<unsigned char>(s[pos]) < 0x80) {
+      cp = static_cast<unsigned char>(s[pos]);
+    } else {
+      len = unicode::decode(s, pos, cp);
+      if (len == 0) len = 1;
+    }
+    bool boundary = false;
+    if (pos > 0) {
+      if (previous < 0x80 && cp < 0x80) {
+        boundary = !(previous == '\r' && cp == '\n');
+        state = 0;
+      } else {
+        if (previous < 0x80) state = 0;
+        boundary = utf8proc_grapheme_break_stateful(static_cast<utf8proc_int32_t>(previous),
+                                                    static_cast<utf8proc_int32_t>(cp), &state);
+      }
+    }
+    if (boundary) {
       process_grapheme(cluster_begin, pos);
       cluster_begin = pos;
     }

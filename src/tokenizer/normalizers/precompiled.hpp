@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -30,8 +31,18 @@ class Precompiled final : public Normalizer {
   [[nodiscard]] std::optional<std::string_view> lookup(std::string_view key) const;
 
  private:
+  // lookup() of one character, from a table for ASCII.
+  [[nodiscard]] std::optional<std::string_view> lookup_char(std::string_view character) const;
+
+  struct AsciiEntry {
+    bool mapped = false;
+    std::uint32_t begin = 0;  // in replacements_
+    std::uint32_t length = 0;
+  };
+
   std::vector<std::uint32_t> trie_;
   std::string replacements_;
+  std::array<AsciiEntry, 128> ascii_{};
 };
 
 }  // namespace sieve::tokenizer

@@ -8,6 +8,7 @@
 #include <iterator>
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "tokenizer/core/unicode.hpp"
 
@@ -91,6 +92,21 @@ class CompositionTable {
     for (const CodeRange& range : kScanned) {
       for (char32_t cp = range.first; cp <= range.last; ++cp) add_if_primary_composite(cp);
     }
+    std::sort(starter_seconds_.begin(), starter_seconds_.end());
+    starter_seconds_.erase(std::unique(starter_seconds_.begin(), starter_seconds_.end()), starter_seconds_.end());
+  }
+
+  // Whether NFC (or, with `compatible`, NFKC) gives back the character alone.
+  [[nodiscard]] bool recomposes_to_itself(char32_t cp, bool compatible) const {
+    if (cp >= kHangulSBase && cp < kHangulSBase + kHangulSCount) return true;
+    return (compatible ? compatibility_stable_composites_ : composites_).count(cp) > 0;
+  }
+
+  // Whether a character of combining class 0 can join the one before it.
+  [[nodiscard]] bool is_starter_second(char32_t cp) const {
+    if (cp >= kHangulVBase && cp < kHangulVBase + kHangulVCount) return true;
+    if (cp > kHangulTBase && cp < kHangulTBase + kHangulTCount) return true;
+    return std::binary_search(starter_seconds_.begin(), starter_seconds_.end(), cp);
   }
 
   [[nodiscard]] std::optional<char32_t> compose(char32_t first, char32_t second) const {
@@ -134,9 +150,20 @@ class CompositionTable {
     std::copy_n(decomposed.begin(), n - 1, buffer.begin());
     if (compose_in_place(buffer, n - 1) != 1) return;
     pairs_.emplace(key(static_cast<char32_t>(buffer[0]), decomposed[n - 1]), cp);
+    composites_.insert(cp);
+    // Some composites hold a part that NFKC maps further (U+1E9B, long s with dot).
+    std::array<char32_t, kMaxDecomposition> compatible{};
+    if (decompose_char(cp, true, compatible.data()) == n &&
+        std::equal(decomposed.begin(), decomposed.begin() + n, compatible.begin())) {
+      compatibility_stable_composites_.insert(cp);
+    }
+    if (combining_class(decomposed[n - 1]) == 0) starter_seconds_.push_back(decomposed[n - 1]);
   }
 
   std::unordered_map<std::uint64_t, char32_t> pairs_;
+  std::unordered_set<char32_t> composites_;
+  std::unordered_set<char32_t> compatibility_stable_composites_;
+  std::vector<char32_t> starter_seconds_;
 };
 
 const CompositionTable& compositions() {
@@ -228,7 +255,49 @@ void recompose(const std::vector<CharChange>& decomposed, std::vector<CharChange
   out.insert(out.end(), blocked.begin(), blocked.end());
 }
 
+// Whether a character is certainly left as it is by the form and cannot
+// interact with its neighbours: a starter that nothing decomposes and, for the
+// composing forms, that joins no character before it (a primary composite
+// stays: it decomposes and recomposes to itself).
+bool is_inert(char32_t cp, Form form) {
+  if (cp < 0xA0) return true;
+  const utf8proc_property_t* property = utf8proc_get_property(static_cast<utf8proc_int32_t>(cp));
+  const bool decomposes = property->decomp_seqindex != UINT16_MAX;
+  const bool canonical = decomposes && property->decomp_type == 0;
+  const bool hangul_syllable = cp >= kHangulSBase && cp < kHangulSBase + kHangulSCount;
+  bool inert = property->combining_class == 0;
+  switch (form) {
+    case Form::kNfd: inert = inert && !canonical && !hangul_syllable; break;
+    case Form::kNfkd: inert = inert && !decomposes && !hangul_syllable; break;
+    case Form::kNfc:
+      inert = inert && !compositions().is_starter_second(cp) &&
+              (!canonical || compositions().recomposes_to_itself(cp, false));
+      break;
+    case Form::kNfkc:
+      inert = inert && !compositions().is_starter_second(cp) &&
+              (!decomposes || (canonical && compositions().recomposes_to_itself(cp, true)));
+      break;
+  }
+  return inert || !known_to_crate(cp);
+}
+
 }  // namespace
+
+bool is_normalized(std::string_view text, Form form) {
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const auto lead = static_cast<unsigned char>(text[pos]);
+    if (lead < 0x80) {
+      ++pos;
+      continue;
+    }
+    char32_t cp = 0;
+    const std::size_t len = unicode::decode(text, pos, cp);
+    if (len == 0 || !is_inert(cp, form)) return false;
+    pos += len;
+  }
+  return true;
+}
 
 void normalize(std::string_view text, Form form, std::vector<CharChange>& out) {
   const bool compatible = form == Form::kNfkd || form == Form::kNfkc;

@@ -16,6 +16,10 @@ namespace sieve::tokenizer::unicode_forms {
 
 enum class Form { kNfd, kNfkd, kNfc, kNfkc };
 
+// A quick check: true when the form certainly leaves `text` unchanged (false
+// may still turn out unchanged).
+bool is_normalized(std::string_view text, Form form);
+
 // Appends the (character, change) sequence of `text` in `form`.
 void normalize(std::string_view text, Form form, std::vector<CharChange>& out);
 

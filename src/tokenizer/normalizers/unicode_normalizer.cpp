@@ -38,8 +38,7 @@ std::unique_ptr<Normalizer> UnicodeNormalizer::nfkc_from_json(const JsonView&) {
 
 void UnicodeNormalizer::normalize(NormalizedString& text) const {
   const std::string& s = text.get();
-  // ASCII is the same in every form.
-  if (std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; })) return;
+  if (unicode_forms::is_normalized(s, form_)) return;
 
   thread_local std::vector<CharChange> changes;
   changes.clear();

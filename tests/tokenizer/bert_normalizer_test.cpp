@@ -75,3 +75,22 @@ TEST(BertNormalizer, CharactersNewerThanUnicode8AreNotPunctuationOrMarks) {
 
 }  // namespace
 }  // namespace sieve::tokenizer
+
+namespace sieve::tokenizer {
+namespace {
+
+// NFD puts U+1D166 (class 216) before U+0316 (class 220). Hugging Face's
+// transform assigns alignments by position, so the surviving U+1D166 gets the
+// range of the first source character (U+0316, bytes 0-2), not its own; the
+// tokens of "\u0316\U0001D166steeper" in bert-base-uncased start at 0
+// (tokenizers 0.23.3).
+TEST(BertNormalizer, ReorderedMarksKeepPositionalAlignments) {
+  NormalizedString s("\u0316\U0001D166steeper");
+  BertNormalizer(BertNormalizer::Options{}).normalize(s);
+  EXPECT_EQ(s.get(), "\U0001D166steeper");
+  EXPECT_EQ(s.original_offsets(0, 4), (Offsets{0, 2}));
+  EXPECT_EQ(s.original_offsets(4, 5), (Offsets{6, 7}));
+}
+
+}  // namespace
+}  // namespace sieve::tokenizer

@@ -129,3 +129,29 @@ TEST(Tokenizer, VocabularyLookups) {
 
 }  // namespace
 }  // namespace sieve
+
+namespace sieve {
+namespace {
+
+// A normalized added token with lstrip (roberta-base's "<mask>"): Hugging Face
+// matches it in the normalized text, takes the swallowed whitespace into the
+// token's string and the post-processor's trimming then removes it from the
+// offsets. Expected values from tokenizers 0.23.3 on this JSON.
+TEST(Tokenizer, NormalizedLstripTokenOffsetsAreTrimmedAsInHuggingFace) {
+  const auto t = Tokenizer::from_json(R"({
+    "added_tokens": [
+      {"id": 0, "content": "<s>", "lstrip": false, "rstrip": false, "normalized": true, "special": true},
+      {"id": 1, "content": "</s>", "lstrip": false, "rstrip": false, "normalized": true, "special": true},
+      {"id": 4, "content": "<mask>", "lstrip": true, "rstrip": false, "normalized": true, "special": true}],
+    "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": true, "use_regex": true},
+    "post_processor": {"type": "RobertaProcessing", "sep": ["</s>", 1], "cls": ["<s>", 0],
+                       "trim_offsets": true, "add_prefix_space": false},
+    "model": {"type": "WordLevel", "vocab": {"<s>": 0, "</s>": 1, "<unk>": 2, "a": 3, "<mask>": 4, "\u0120b": 5},
+              "unk_token": "<unk>"}})");
+  const auto e = t.encode("a\t <mask> b");
+  EXPECT_EQ(e.ids, (std::vector<std::uint32_t>{0, 3, 4, 5, 1}));
+  EXPECT_EQ(e.offsets, (std::vector<Offsets>{{0, 0}, {0, 1}, {3, 9}, {10, 11}, {0, 0}}));
+}
+
+}  // namespace
+}  // namespace sieve

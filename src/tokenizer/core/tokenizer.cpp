@@ -374,9 +374,12 @@ std::string_view covered_text(std::string_view text, Offsets offsets, OffsetUnit
 
 std::string_view TokenizerImpl::matched_token_text(std::uint32_t id, Offsets offsets, std::string_view text) const {
   const auto* token = added.find(id);
-  if (token == nullptr || token->normalized) return {};
+  if (token == nullptr) return {};
   // Only a match of the token itself; an [UNK] from the model also has an
-  // added-token id but spans an unknown word.
+  // added-token id but spans an unknown word. A normalized token's string is,
+  // for Hugging Face, the normalized text it matched; the original slice has
+  // the same stripped whitespace around it, which is what offset trimming
+  // looks at.
   const std::string_view slice = covered_text(text, offsets, offset_unit);
   if (slice.find(token->content) == std::string_view::npos) return {};
   return slice;

@@ -34,7 +34,7 @@ class TokenizerImpl final : public tokenizer::TokenLookup {
   [[nodiscard]] Encoding post_process(Encoding first, std::optional<Encoding> second, bool add_special_tokens,
                                       std::span<const std::string_view> texts) const;
   // The string of an added token as matched in `text`, if the token is one
-  // matched there (not normalized); else empty.
+  // matched there; else empty.
   [[nodiscard]] std::string_view matched_token_text(std::uint32_t id, Offsets offsets, std::string_view text) const;
   // Encodes inputs [0, count) with `encode_one(i)`, on up to `threads` threads.
   template <typename EncodeOne>

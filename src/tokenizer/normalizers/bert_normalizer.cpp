@@ -1,41 +1,10 @@
 #include "tokenizer/normalizers/bert_normalizer.hpp"
 
 #include <algorithm>
-#include <array>
-#include <vector>
 
 #include "tokenizer/core/unicode.hpp"
 
 namespace sieve::tokenizer {
-namespace {
-
-struct AlignedChar {
-  char32_t cp;
-  Offsets original;
-};
-
-// Canonical ordering of combining marks, which NFD requires after
-// decomposition: a stable sort of each run of non-zero combining classes.
-void canonical_order(std::vector<AlignedChar>& chars, std::size_t from) {
-  std::size_t i = from;
-  while (i < chars.size()) {
-    if (unicode::combining_class(chars[i].cp) == 0) {
-      ++i;
-      continue;
-    }
-    std::size_t j = i;
-    while (j < chars.size() && unicode::combining_class(chars[j].cp) != 0) ++j;
-    if (j - i > 1) {
-      std::stable_sort(chars.begin() + static_cast<std::ptrdiff_t>(i), chars.begin() + static_cast<std::ptrdiff_t>(j),
-                       [](const AlignedChar& a, const AlignedChar& b) {
-                         return unicode::combining_class(a.cp) < unicode::combining_class(b.cp);
-                       });
-    }
-    i = j;
-  }
-}
-
-}  // namespace
 
 std::unique_ptr<Normalizer> BertNormalizer::from_json(const JsonView& node) {
   Options o;
@@ -71,49 +40,40 @@ void BertNormalizer::normalize(NormalizedString& text) const {
     return;
   }
 
-  // Each step maps every character to zero or more characters that keep the
-  // original range of the character they came from.
-  std::vector<AlignedChar> chars;
-  chars.reserve(s.size());
+  // Hugging Face's passes, each over the whole text, so that alignments
+  // follow its rules: a character and the spaces put around an ideograph
+  // keep the range of their source character; NFD's reordering of marks
+  // keeps ranges in place rather than moving them with the marks (its
+  // transform assigns them by position); removed characters lose theirs.
+  NormalizedString::Builder cleaned(text);
   text.for_each_char([&](char32_t cp, std::size_t, std::size_t, Offsets original) {
     if (options_.clean_text) {
       if (cp == 0 || cp == unicode::kReplacementChar || unicode::is_bert_control(cp)) return;
       if (unicode::is_whitespace(cp)) cp = ' ';
     }
     if (options_.handle_chinese_chars && unicode::is_chinese_char(cp)) {
-      chars.push_back({' ', original});
-      chars.push_back({cp, original});
-      chars.push_back({' ', original});
+      cleaned.emit_ascii(' ', original);
+      cleaned.emit(cp, original);
+      cleaned.emit_ascii(' ', original);
       return;
     }
-    chars.push_back({cp, original});
+    cleaned.emit(cp, original);
   });
+  text = std::move(cleaned).finish();
 
-  if (strip_accents) {
-    std::vector<AlignedChar> decomposed;
-    decomposed.reserve(chars.size());
-    std::array<char32_t, 32> buffer{};
-    for (const auto& c : chars) {
-      const std::size_t n = unicode::decompose_canonical(c.cp, buffer.data(), buffer.size());
-      for (std::size_t k = 0; k < std::min(n, buffer.size()); ++k) decomposed.push_back({buffer[k], c.original});
-    }
-    canonical_order(decomposed, 0);
-    chars.clear();
-    for (const auto& c : decomposed) {
-      if (!unicode::is_nonspacing_mark(c.cp)) chars.push_back(c);
-    }
-  }
-
+  if (strip_accents) nfd_.normalize(text);
+  if (!strip_accents && !options_.lowercase) return;
   NormalizedString::Builder builder(text);
-  for (const auto& c : chars) {
+  text.for_each_char([&](char32_t cp, std::size_t, std::size_t, Offsets original) {
+    if (strip_accents && unicode::is_nonspacing_mark(cp)) return;
     if (options_.lowercase) {
       char32_t lowered[3];
-      const int n = unicode::to_lowercase(c.cp, lowered);
-      for (int k = 0; k < n; ++k) builder.emit(lowered[k], c.original);
+      const int n = unicode::to_lowercase(cp, lowered);
+      for (int k = 0; k < n; ++k) builder.emit(lowered[k], original);
     } else {
-      builder.emit(c.cp, c.original);
+      builder.emit(cp, original);
     }
-  }
+  });
   text = std::move(builder).finish();
 }
 

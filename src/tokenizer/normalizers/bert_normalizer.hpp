@@ -5,6 +5,7 @@
 
 #include "tokenizer/core/components.hpp"
 #include "tokenizer/core/json_view.hpp"
+#include "tokenizer/normalizers/unicode_normalizer.hpp"
 
 namespace sieve::tokenizer {
 
@@ -27,6 +28,7 @@ class BertNormalizer final : public Normalizer {
 
  private:
   Options options_;
+  UnicodeNormalizer nfd_{unicode_forms::Form::kNfd};
 };
 
 }  // namespace sieve::tokenizer

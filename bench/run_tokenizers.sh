@@ -38,11 +38,20 @@ done
 files="${files%,}}"
 echo "$files" > "$out/files.json"
 
-echo "running Sieve ..." >&2
-build/sieve_tokenizer_bench "${args[@]}" --corpus "$out/corpus.txt" --min-seconds "$min_seconds" > "$out/sieve.json"
-echo "running Hugging Face tokenizers ..." >&2
-.venv/bin/python bench/tokenizer_peers.py "${args[@]}" --corpus "$out/corpus.txt" --min-seconds "$min_seconds" \
-  > "$out/peers.json"
-.venv/bin/python bench/tokenizer_report.py --sieve "$out/sieve.json" --peers "$out/peers.json" \
+# Rounds of (Sieve, Hugging Face) per tokenizer, back to back: see tokenizer_report.py.
+rounds="${ROUNDS:-3}"
+sieve_files=() peer_files=()
+for ((r = 1; r <= rounds; r++)); do
+  echo "round $r of $rounds ..." >&2
+  for ((i = 0; i < ${#args[@]}; i += 2)); do
+    one=("${args[i]}" "${args[i + 1]}")
+    build/sieve_tokenizer_bench "${one[@]}" --corpus "$out/corpus.txt" --min-seconds "$min_seconds" \
+      > "$out/sieve-$r-$i.json"
+    .venv/bin/python bench/tokenizer_peers.py "${one[@]}" --corpus "$out/corpus.txt" --min-seconds "$min_seconds" \
+      > "$out/peers-$r-$i.json"
+    sieve_files+=(--sieve "$out/sieve-$r-$i.json") peer_files+=(--peers "$out/peers-$r-$i.json")
+  done
+done
+.venv/bin/python bench/tokenizer_report.py "${sieve_files[@]}" "${peer_files[@]}" \
   --files "$out/files.json" --notes bench/TOKENIZER_NOTES.md --out bench/RESULTS.md
 echo "wrote bench/RESULTS.md (raw results in $out)" >&2

@@ -1,11 +1,16 @@
-"""Writes the tokenizer section of bench/RESULTS.md from one run of
+"""Writes the tokenizer section of bench/RESULTS.md from rounds of
 sieve_tokenizer_bench and bench/tokenizer_peers.py: throughput ratios per
-tokenizer, and whether both produced the same ids."""
+tokenizer, and whether both produced the same ids.
+
+Each round measures one tokenizer with Sieve and then with Hugging Face, back
+to back, so both see the same load; the ratio reported is the median over
+rounds of each round's ratio (the machine is shared and its load shifts)."""
 from __future__ import annotations
 
 import argparse
 import datetime
 import json
+import statistics
 from pathlib import Path
 
 from report import commit, cpu_model
@@ -28,42 +33,52 @@ def model_type(path: str) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--sieve", required=True)
-    ap.add_argument("--peers", required=True)
+    # Paired by position: the n-th --sieve and the n-th --peers ran back to back.
+    ap.add_argument("--sieve", action="append", required=True, help="sieve_tokenizer_bench output")
+    ap.add_argument("--peers", action="append", required=True, help="tokenizer_peers.py output")
     ap.add_argument("--files", required=True, help="JSON {name: tokenizer.json path}")
     ap.add_argument("--notes", required=True, help="markdown file: what was done for speed and what it bought")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
-    s = json.loads(Path(args.sieve).read_text())
-    p = json.loads(Path(args.peers).read_text())
+    rounds = [(json.loads(Path(a).read_text()), json.loads(Path(b).read_text())) for a, b in zip(args.sieve, args.peers)]
     files = json.loads(Path(args.files).read_text())
+    s, p = rounds[0]
+    n_rounds = max(sum(1 for a, _ in rounds if n in a["tokenizers"]) for n in files)
     lines = [
-        "Produced by `bash bench/run_tokenizers.sh` (bench/tokenizer_bench.cpp and bench/tokenizer_peers.py in one run,",
-        "same corpus, same machine). Each side encodes every line with the file's normalizer, pre-tokenizer, model and",
-        "post-processor, without its truncation and padding; both sides' ids are hashed and compared.",
+        "Produced by `bash bench/run_tokenizers.sh` (bench/tokenizer_bench.cpp and bench/tokenizer_peers.py, same",
+        "corpus, same machine). Each side encodes every line with the file's normalizer, pre-tokenizer, model and",
+        "post-processor, without its truncation and padding; both sides' ids are hashed and compared. In each round",
+        "every tokenizer runs on Sieve and then on Hugging Face back to back; throughputs are medians over rounds and",
+        "each ratio is the median of the rounds' ratios, so a load that shifts during the run affects both sides.",
         "",
         f"- Machine: {cpu_model()}, {s['cores']} cores; date {datetime.date.today().isoformat()}; commit {commit()}",
         f"- Peer: Hugging Face tokenizers {p['tokenizers_version']} from Python, `encode_batch`; single thread = "
         "TOKENIZERS_PARALLELISM=false and RAYON_NUM_THREADS=1; Sieve single thread = `encode_each(texts, true, 1)`.",
-        f"- Corpus: {s['lines']} valid UTF-8 lines of the parity corpus (tools/build_corpus.py); medians of repetitions.",
+        f"- Corpus: {s['lines']} valid UTF-8 lines of the parity corpus (tools/build_corpus.py); {n_rounds} rounds.",
         "",
         "| tokenizer | model | tokens | Sieve tok/s (1 thread) | HF tok/s (1 thread) | ratio | target | "
         "Sieve all cores | HF all cores | ratio | same ids |",
         "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
-    for name, entry in s["tokenizers"].items():
-        peer = p["tokenizers"].get(name)
+    names = [n for n in files if any(n in r[0]["tokenizers"] and n in r[1]["tokenizers"] for r in rounds)]
+    for name in names:
+        pairs = [(a["tokenizers"][name], b["tokenizers"][name]) for a, b in rounds
+                 if name in a["tokenizers"] and name in b["tokenizers"]]
         kind = model_type(files[name])
-        if peer is None:
-            continue
-        one = entry["single_thread"]["tokens_per_second"]
-        peer_one = peer["single_thread"]["tokens_per_second"]
-        many = entry["all_cores"]["tokens_per_second"]
-        peer_many = peer["all_cores"]["tokens_per_second"]
-        same = "yes" if entry["ids_hash"] == peer["ids_hash"] and entry["tokens"] == peer["tokens"] else "**NO**"
+
+        def rate(side: int, mode: str) -> float:
+            return statistics.median(pair[side][mode]["tokens_per_second"] for pair in pairs)
+
+        def ratio(mode: str) -> float:
+            return statistics.median(a[mode]["tokens_per_second"] / b[mode]["tokens_per_second"] for a, b in pairs)
+
+        entry = pairs[0][0]
+        same = all(a["ids_hash"] == b["ids_hash"] and a["tokens"] == b["tokens"] for a, b in pairs)
         target = TARGETS.get(kind, 1.5)
-        lines.append(f"| {name} | {kind} | {entry['tokens']:,} | {one:,.0f} | {peer_one:,.0f} | {one / peer_one:.2f}x | "
-                     f"{target:.1f}x | {many:,.0f} | {peer_many:,.0f} | {many / peer_many:.2f}x | {same} |")
+        lines.append(f"| {name} | {kind} | {entry['tokens']:,} | {rate(0, 'single_thread'):,.0f} | "
+                     f"{rate(1, 'single_thread'):,.0f} | {ratio('single_thread'):.2f}x | {target:.1f}x | "
+                     f"{rate(0, 'all_cores'):,.0f} | {rate(1, 'all_cores'):,.0f} | {ratio('all_cores'):.2f}x | "
+                     f"{'yes' if same else '**NO**'} |")
     lines += ["", Path(args.notes).read_text(encoding="utf-8").strip()]
     replace_section(Path(args.out), "## Tokenizers (issue 3)", lines)
 

@@ -369,6 +369,8 @@ CONFIGS: list[Config] = [
            post_processor=bert_template),
     Config("wp-unicode-scripts", "wordpiece-cased", "UnicodeScripts alone, NFC",
            normalizer=lambda: N.NFC(), pre_tokenizer=lambda: P.UnicodeScripts()),
+    Config("wp-fixed-length", "wordpiece-cased", "FixedLength(5) after WhitespaceSplit",
+           pre_tokenizer=lambda: P.Sequence([P.WhitespaceSplit(), P.FixedLength(length=5)])),
     # ---- BPE
     Config("bpe-plain", "bpe-whitespace", exercise_truncation=True, covers="BPE with unk, no normalizer, Whitespace, added tokens with each flag",
            pre_tokenizer=lambda: P.Whitespace(), decoder=lambda: D.BPEDecoder(suffix=""),

@@ -3,6 +3,7 @@
 #include "tokenizer/pre_tokenizers/byte_level.hpp"
 #include "tokenizer/pre_tokenizers/char_delimiter_split.hpp"
 #include "tokenizer/pre_tokenizers/digits.hpp"
+#include "tokenizer/pre_tokenizers/fixed_length.hpp"
 #include "tokenizer/pre_tokenizers/metaspace.hpp"
 #include "tokenizer/pre_tokenizers/punctuation.hpp"
 #include "tokenizer/pre_tokenizers/sequence.hpp"
@@ -18,6 +19,7 @@ void register_pre_tokenizers(FactoryTable<PreTokenizer>& table) {
   table.add("ByteLevel", &ByteLevel::from_json);
   table.add("CharDelimiterSplit", &CharDelimiterSplit::from_json);
   table.add("Digits", &Digits::from_json);
+  table.add("FixedLength", &FixedLength::from_json);
   table.add("Metaspace", &Metaspace::from_json);
   table.add("Punctuation", &Punctuation::from_json);
   table.add("Sequence", &PreTokenizerSequence::from_json);

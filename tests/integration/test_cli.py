@@ -106,7 +106,7 @@ def test_empty_and_huge_inputs():
 def test_tokenize_output_shape():
     result = run_sieve("tokenize", "--model", str(MODEL), "Hello, world!")
     doc = json.loads(result.stdout)
-    assert set(doc) == {"ids", "tokens", "type_ids", "attention_mask"}
+    assert set(doc) == {"ids", "tokens", "type_ids", "attention_mask", "special_tokens_mask"}
     assert doc["tokens"][:6] == ["[CLS]", "hello", ",", "world", "!", "[SEP]"]
     # The file pads to 128, as Hugging Face does by default with this file.
     assert len(doc["ids"]) == 128 and sum(doc["attention_mask"]) == 6

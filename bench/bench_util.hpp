@@ -1,5 +1,7 @@
 #pragma once
 
+#include <time.h>
+
 #include <algorithm>
 #include <chrono>
 #include <vector>
@@ -29,17 +31,31 @@ inline double percentile(std::vector<double> v, double p) {
   return v[lo] + (v[hi] - v[lo]) * (rank - static_cast<double>(lo));
 }
 
+// CPU time of the whole process, in seconds: for single-threaded
+// measurements on a shared machine, where wall time counts the time other
+// processes held the core.
+inline double process_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
+enum class Timing { kWall, kProcessCpu };
+
 // Repeats `body` (which returns the units it processed) for at least
-// `min_seconds` after one warm-up; returns the rate of every repetition.
+// `min_seconds` after one warm-up; returns the rate of every repetition,
+// per second of wall time or of process CPU time.
 template <typename Body>
-std::vector<double> rates(double min_seconds, Body&& body) {
+std::vector<double> rates(double min_seconds, Body&& body, Timing timing = Timing::kWall) {
   body();
   std::vector<double> out;
   const auto start = Clock::now();
   while (since(start) < min_seconds || out.size() < 3) {
     const auto t = Clock::now();
+    const double cpu = process_cpu_seconds();
     const double units = body();
-    out.push_back(units / since(t));
+    const double seconds = timing == Timing::kWall ? since(t) : process_cpu_seconds() - cpu;
+    out.push_back(units / seconds);
   }
   return out;
 }

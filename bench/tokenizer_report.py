@@ -50,6 +50,9 @@ def main() -> None:
         "post-processor, without its truncation and padding; both sides' ids are hashed and compared. In each round",
         "every tokenizer runs on Sieve and then on Hugging Face back to back; throughputs are medians over rounds and",
         "each ratio is the median of the rounds' ratios, so a load that shifts during the run affects both sides.",
+        "Single-thread rates are tokens per second of process CPU time on both sides (the machine is shared, and wall",
+        "time would count the time other processes held the core); all-cores rates are per second of wall time and",
+        "depend on what else ran.",
         "",
         f"- Machine: {cpu_model()}, {s['cores']} cores; date {datetime.date.today().isoformat()}; commit {commit()}",
         f"- Peer: Hugging Face tokenizers {p['tokenizers_version']} from Python, `encode_batch`; single thread = "

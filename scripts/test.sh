@@ -11,6 +11,7 @@ bash scripts/bootstrap.sh
 export SIEVE_FIXTURES_DIR="$root/build/fixtures"
 .venv/bin/python tools/make_fixtures.py --out "$SIEVE_FIXTURES_DIR" \
   --tokenizer models/all-MiniLM-L6-v2/tokenizer.json
+.venv/bin/python tools/make_cross_encoder.py --out "$SIEVE_FIXTURES_DIR" --tokenizer models/all-MiniLM-L6-v2/tokenizer.json
 
 echo "== formatting"
 bash scripts/lint.sh --format-only

@@ -7,11 +7,13 @@ write the graph node by node with `onnx.helper`.  The graph follows Hugging
 Face `BertModel` (eager attention) operation for operation so that the
 exported model reproduces sentence-transformers to float32 rounding noise.
 
-Used by tools/export_minilm.py (real weights) and tools/make_fixtures.py
-(tiny random weights).  As a CLI it converts a safetensors file:
+Used by tools/export_minilm.py (real weights), tools/make_fixtures.py (tiny
+random weights) and tools/make_cross_encoder.py (a BertForSequenceClassification
+cross-encoder: `classifier=True` adds the pooler and the classification head).
+As a CLI it converts a safetensors file:
 
     python tools/bert_onnx.py --weights model.safetensors --config config.json \
-        --out model.onnx [--pooled] [--no-token-type-ids]
+        --out model.onnx [--pooled | --classifier] [--no-token-type-ids]
 """
 
 from __future__ import annotations
@@ -86,6 +88,7 @@ def _f32(w: Mapping[str, np.ndarray], name: str) -> np.ndarray:
 
 def build_bert_graph(weights: Mapping[str, np.ndarray], config: Mapping, *,
                      pooled: bool = False, token_type_ids: bool = True,
+                     classifier: bool = False,
                      graph_name: str = "bert") -> onnx.ModelProto:
     """Build and check a BERT encoder ModelProto.
 
@@ -97,7 +100,14 @@ def build_bert_graph(weights: Mapping[str, np.ndarray], config: Mapping, *,
     token_type_ids: when False the graph has only two inputs and adds
              token_type_embeddings[0] everywhere, which is what BERT does when
              the caller passes no token types.
+    classifier: the head of Hugging Face BertForSequenceClassification: the
+             pooler (first token, dense, tanh) and the "classifier" linear
+             layer, giving a rank-2 "logits" output [batch, num_labels] -- the
+             output optimum exports for cross-encoders.  The head's weights
+             are looked up unprefixed ("classifier.weight"), as HF saves them.
     """
+    if pooled and classifier:
+        raise ValueError("pooled and classifier are different heads; choose one")
     w = strip_prefix(weights)
     hidden = int(config["hidden_size"])
     heads = int(config["num_attention_heads"])
@@ -196,7 +206,25 @@ def build_bert_graph(weights: Mapping[str, np.ndarray], config: Mapping, *,
     if token_type_ids:
         inputs.append(helper.make_tensor_value_info("token_type_ids", TensorProto.INT64, [batch, seq]))
 
-    if pooled:
+    if classifier:
+        # BertPooler: tanh(dense(hidden_states[:, 0])); then the classifier
+        # (dropout is the identity at inference).  A scalar index makes Gather
+        # drop the sequence axis, exactly the [:, 0] slice.
+        # (const() would make the index 1-D: ascontiguousarray never returns 0-D.)
+        c_first = "const_first_token"
+        g.initializers.append(numpy_helper.from_array(np.array(0, dtype=np.int64), c_first))
+        first = g.op("Gather", [x, c_first], hint="first_token", axis=1)
+        pooled_out = g.op("Tanh", [linear(first, "pooler.dense")], hint="pooler_output")
+        head_weight = np.asarray(weights["classifier.weight"], dtype=np.float32)
+        head_bias = np.asarray(weights["classifier.bias"], dtype=np.float32)
+        labels = int(head_weight.shape[0])
+        if head_weight.shape != (labels, hidden) or head_bias.shape != (labels,):
+            raise ValueError(f"classifier weights {head_weight.shape}/{head_bias.shape} do not fit hidden {hidden}")
+        cw = g.const("classifier.weight", head_weight.T.copy())
+        cb = g.const("classifier.bias", head_bias)
+        g.op("Add", [g.op("MatMul", [pooled_out, cw]), cb], output="logits")
+        outputs = [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [batch, labels])]
+    elif pooled:
         # sentence-transformers mean pooling: sum(h * m) / clamp(sum(m), 1e-9).
         c_axes_1 = g.const("const_axes_1", np.array([1], dtype=np.int64))
         c_axes_2 = g.const("const_axes_2", np.array([2], dtype=np.int64))
@@ -235,6 +263,8 @@ def _main(argv: list[str] | None = None) -> int:
     ap.add_argument("--config", required=True, help="config.json (BertConfig)")
     ap.add_argument("--out", required=True, help="output .onnx file")
     ap.add_argument("--pooled", action="store_true", help="output mean-pooled sentence_embedding")
+    ap.add_argument("--classifier", action="store_true",
+                    help="BertForSequenceClassification head: pooler + classifier, output logits")
     ap.add_argument("--no-token-type-ids", action="store_true", help="graph without token_type_ids input")
     args = ap.parse_args(argv)
 
@@ -242,7 +272,7 @@ def _main(argv: list[str] | None = None) -> int:
 
     config = json.loads(Path(args.config).read_text(encoding="utf-8"))
     model = build_bert_graph(load_file(args.weights), config, pooled=args.pooled,
-                             token_type_ids=not args.no_token_type_ids)
+                             token_type_ids=not args.no_token_type_ids, classifier=args.classifier)
     save_model(model, args.out)
     print(f"wrote {args.out}: {len(model.graph.node)} nodes, "
           f"outputs={[o.name for o in model.graph.output]}")

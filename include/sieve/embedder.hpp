@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "sieve/runtime_options.hpp"
@@ -27,6 +28,16 @@ struct EmbedderOptions {
   std::optional<std::size_t> max_length;
   std::size_t batch_size = 32;
   InvalidUtf8 invalid_utf8 = InvalidUtf8::kError;
+  // Text put before every input, as sentence-transformers'
+  // encode(prompt=...). It wins over prompt_name; an empty prompt turns the
+  // model's default prompt off.
+  std::optional<std::string> prompt;
+  // A prompt of the model folder's config_sentence_transformers.json, as
+  // encode(prompt_name=...). Unset: the file's default_prompt_name, if any.
+  std::optional<std::string> prompt_name;
+  // Matryoshka truncation: keep the first N dimensions (then normalize when
+  // normalization is on), as sentence-transformers' truncate_dim. Unset: all.
+  std::optional<std::size_t> dimensions;
 };
 
 struct TensorInfo {
@@ -45,10 +56,17 @@ struct ModelInfo {
   Pooling pooling = Pooling::kMean;  // meaningful when not pooled_by_model
   bool normalize = false;
   std::size_t max_length = 0;
-  std::size_t dimension = 0;
+  std::size_t dimension = 0;  // of the vectors embed() returns (after --dimensions)
   std::vector<std::string> providers;
   int intra_op_threads = 0;
   std::string onnxruntime_version;
+  std::size_t model_dimension = 0;  // of the model's output, before truncation
+  // From config_sentence_transformers.json (prompts sorted by name).
+  std::vector<std::pair<std::string, std::string>> prompts;
+  std::optional<std::string> default_prompt_name;
+  std::string similarity_fn_name = "cosine";
+  std::string prompt;             // the prompt put before every input ("" for none)
+  std::size_t prompt_length = 0;  // its tokens left out of pooling (include_prompt false), else 0
 };
 
 // Row-major float32 vectors, one row per input, in input order.

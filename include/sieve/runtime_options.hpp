@@ -28,6 +28,13 @@ struct RuntimeOptions {
   // they only grow, so they are off unless asked for.
   bool memory_pattern = false;
   bool cpu_arena = true;
+  // Run on ONNX Runtime's process-wide thread pools, shared by every session
+  // created with this flag, instead of the session's own threads, so that
+  // several models loaded at once do not oversubscribe the cores. The first
+  // such session sizes the pools from intra_op_threads / inter_op_threads;
+  // it must come before any session without the flag, since ORT has one
+  // environment per process and the pools belong to it.
+  bool shared_thread_pool = false;
 };
 
 // Parses "cpu", "cuda:device_id=1" or "tensorrt" as given on a command line.

@@ -14,6 +14,8 @@ using Action = std::function<int()>;
 Action add_embed_command(CLI::App& app);
 Action add_tokenize_command(CLI::App& app);
 Action add_info_command(CLI::App& app);
+Action add_rerank_command(CLI::App& app);
+Action add_similarity_command(CLI::App& app);
 
 // Options shared by commands that load a model.
 struct ModelOptions {

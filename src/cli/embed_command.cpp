@@ -1,8 +1,16 @@
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
 #include <iostream>
+#include <iterator>
+#include <optional>
 
 #include "cli/commands.hpp"
 #include "cli/io.hpp"
 #include "sieve/error.hpp"
+#include "sieve/quantize.hpp"
 
 namespace sieve::cli {
 namespace {
@@ -17,7 +25,153 @@ struct EmbedArgs {
   std::string pooling;
   std::string format = "jsonl";
   std::string invalid_utf8 = "error";
+  std::string prompt;
+  bool has_prompt = false;  // --prompt "" is a prompt: it turns the default one off
+  std::string prompt_name;
+  std::size_t dimensions = 0;
+  bool has_dimensions = false;
+  std::string precision = "float32";
+  std::string calibration;
 };
+
+// Calibration vectors for int8/uint8: a .npy float matrix (e.g. from
+// `sieve embed --format npy`), or JSON: one array per line (the jsonl
+// output) or one array of arrays. A [2, dim] file of minimums and maximums
+// works too, since its per-dimension min and max are those rows.
+QuantizationRanges read_calibration(const std::string& path, std::size_t dimension) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(ErrorCode::kNotFound, path + ": cannot open the calibration file");
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<float> values;
+  std::size_t rows = 0;
+  std::size_t cols = 0;
+  if (bytes.starts_with(std::string("\x93NUMPY", 6))) {
+    if (bytes.size() < 10) throw Error(ErrorCode::kParse, path + ": truncated .npy header");
+    const int major = static_cast<unsigned char>(bytes[6]);
+    std::size_t header_len = 0;
+    std::size_t start = 0;
+    if (major == 1) {
+      header_len =
+          static_cast<unsigned char>(bytes[8]) | (static_cast<std::size_t>(static_cast<unsigned char>(bytes[9])) << 8);
+      start = 10;
+    } else {
+      if (bytes.size() < 12) throw Error(ErrorCode::kParse, path + ": truncated .npy header");
+      for (int i = 0; i < 4; ++i)
+        header_len |= static_cast<std::size_t>(static_cast<unsigned char>(bytes[8 + i])) << (8 * i);
+      start = 12;
+    }
+    if (bytes.size() < start + header_len) throw Error(ErrorCode::kParse, path + ": truncated .npy header");
+    const std::string header = bytes.substr(start, header_len);
+    const bool f4 = header.find("'<f4'") != std::string::npos;
+    const bool f8 = header.find("'<f8'") != std::string::npos;
+    if ((!f4 && !f8) || header.find("'fortran_order': False") == std::string::npos) {
+      throw Error(ErrorCode::kParse, path + ": expected a little-endian float32 or float64 C-order .npy matrix");
+    }
+    const auto shape_at = header.find("'shape': (");
+    if (shape_at == std::string::npos) throw Error(ErrorCode::kParse, path + ": .npy header without a shape");
+    if (std::sscanf(header.c_str() + shape_at + 10, "%zu, %zu)", &rows, &cols) != 2) {
+      throw Error(ErrorCode::kParse, path + ": expected a two-dimensional .npy matrix");
+    }
+    const std::size_t width = f4 ? 4 : 8;
+    const std::size_t body = start + header_len;
+    if (bytes.size() - body < rows * cols * width) throw Error(ErrorCode::kParse, path + ": truncated .npy data");
+    values.resize(rows * cols);
+    for (std::size_t k = 0; k < rows * cols; ++k) {
+      if (f4) {
+        std::memcpy(&values[k], bytes.data() + body + k * 4, 4);
+      } else {
+        double d = 0;
+        std::memcpy(&d, bytes.data() + body + k * 8, 8);
+        values[k] = static_cast<float>(d);
+      }
+    }
+  } else {
+    const auto add_row = [&](const nlohmann::json& row) {
+      if (!row.is_array()) throw Error(ErrorCode::kParse, path + ": expected arrays of numbers");
+      if (rows == 0) cols = row.size();
+      if (row.size() != cols) throw Error(ErrorCode::kParse, path + ": rows of different lengths");
+      for (const auto& v : row) {
+        if (!v.is_number()) throw Error(ErrorCode::kParse, path + ": expected arrays of numbers");
+        values.push_back(v.get<float>());
+      }
+      ++rows;
+    };
+    try {
+      const auto doc = nlohmann::json::parse(bytes);
+      if (doc.is_array() && !doc.empty() && doc.front().is_array()) {
+        for (const auto& row : doc) add_row(row);
+      } else {
+        add_row(doc);
+      }
+    } catch (const nlohmann::json::parse_error&) {
+      // Not one JSON document: one array per line.
+      std::size_t pos = 0;
+      while (pos < bytes.size()) {
+        auto end = bytes.find('\n', pos);
+        if (end == std::string::npos) end = bytes.size();
+        const std::string line = bytes.substr(pos, end - pos);
+        pos = end + 1;
+        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+        try {
+          add_row(nlohmann::json::parse(line));
+        } catch (const nlohmann::json::parse_error&) {
+          throw Error(ErrorCode::kParse, path + ": neither .npy nor JSON arrays");
+        }
+      }
+    }
+  }
+  if (rows == 0) throw Error(ErrorCode::kInvalidArgument, path + ": the calibration file holds no vectors");
+  if (cols != dimension) {
+    throw Error(ErrorCode::kInvalidArgument, path + ": calibration vectors have " + std::to_string(cols) +
+                                                 " dimensions, the embeddings " + std::to_string(dimension));
+  }
+  return calibration_ranges(values, rows, cols);
+}
+
+const char* npy_descr(Precision p) {
+  switch (p) {
+    case Precision::kFloat32: return "<f4";
+    case Precision::kFloat16: return "<f2";
+    case Precision::kInt8:
+    case Precision::kBinary: return "|i1";
+    case Precision::kUint8:
+    case Precision::kUbinary: return "|u1";
+  }
+  return "<f4";
+}
+
+// An .npy (version 1.0) of quantized rows; bytes as QuantizedEmbeddings holds them.
+void write_quantized_npy(std::FILE* out, Precision precision, std::span<const std::uint8_t> data, std::size_t rows,
+                         std::size_t cols) {
+  std::string header = std::string("{'descr': '") + npy_descr(precision) + "', 'fortran_order': False, 'shape': (" +
+                       std::to_string(rows) + ", " + std::to_string(cols) + "), }";
+  const std::size_t unpadded = 10 + header.size() + 1;
+  header.append((64 - unpadded % 64) % 64, ' ');
+  header.push_back('\n');
+  std::string prefix("\x93NUMPY\x01\x00", 8);
+  const auto length = static_cast<std::uint16_t>(header.size());
+  prefix.push_back(static_cast<char>(length & 0xFF));
+  prefix.push_back(static_cast<char>(length >> 8));
+  if (std::fwrite(prefix.data(), 1, prefix.size(), out) != prefix.size() ||
+      std::fwrite(header.data(), 1, header.size(), out) != header.size() ||
+      std::fwrite(data.data(), 1, data.size(), out) != data.size()) {
+    throw Error(ErrorCode::kRuntime, "error writing the .npy output");
+  }
+}
+
+void append_quantized_row(std::string& out, const QuantizedEmbeddings& q, std::size_t i) {
+  out.push_back('[');
+  for (std::size_t j = 0; j < q.values_per_row(); ++j) {
+    if (j) out.push_back(',');
+    const double v = q.value(i, j);
+    if (q.precision == Precision::kFloat16 || q.precision == Precision::kFloat32) {
+      append_float(out, static_cast<float>(v));
+    } else {
+      out += std::to_string(static_cast<int>(v));
+    }
+  }
+  out.push_back(']');
+}
 
 // Lines are embedded in chunks so a long stdin stream needs bounded memory;
 // each chunk is large enough for length-ordered batching to pay off.
@@ -32,14 +186,43 @@ int run_embed(const EmbedArgs& args) {
   if (args.max_length > 0) options.max_length = args.max_length;
   if (!args.pooling.empty()) options.pooling = parse_pooling(args.pooling);
   options.invalid_utf8 = args.invalid_utf8 == "replace" ? InvalidUtf8::kReplace : InvalidUtf8::kError;
+  if (args.has_prompt) options.prompt = args.prompt;
+  if (!args.prompt_name.empty()) options.prompt_name = args.prompt_name;
+  if (args.has_dimensions) options.dimensions = args.dimensions;
+  const Precision precision = parse_precision(args.precision);
+  const bool scalar = precision == Precision::kInt8 || precision == Precision::kUint8;
+  if (!args.calibration.empty() && !scalar) {
+    throw Error(ErrorCode::kInvalidArgument, "--calibration applies to --precision int8 and uint8 only");
+  }
   const Embedder embedder = Embedder::load(args.model.model, options);
+  std::optional<QuantizationRanges> ranges;
+  if (!args.calibration.empty()) ranges = read_calibration(args.calibration, embedder.info().dimension);
+  // Without calibration, int8/uint8 ranges come from all the embeddings
+  // together (as sentence-transformers computes them from the batch it is
+  // given), so every row is embedded before any is written.
+  const bool hold_all = scalar && !ranges;
 
   std::vector<float> all;  // only for formats that need every row before writing
+  std::vector<std::uint8_t> all_quantized;
   std::size_t rows = 0;
   std::size_t dimension = embedder.info().dimension;
   bool first_row = true;
   if (args.format == "json") write_stdout("[");
   std::string line;
+  const auto write_quantized = [&](const QuantizedEmbeddings& q) {
+    if (args.format == "npy") {
+      all_quantized.insert(all_quantized.end(), q.data.begin(), q.data.end());
+      return;
+    }
+    for (std::size_t i = 0; i < q.rows; ++i) {
+      line.clear();
+      if (args.format == "json") line += first_row ? "\n" : ",\n";
+      append_quantized_row(line, q, i);
+      if (args.format == "jsonl") line.push_back('\n');
+      write_stdout(line);
+      first_row = false;
+    }
+  };
   const auto consume = [&](std::vector<std::string>& texts, std::size_t first_line) {
     Embeddings result;
     try {
@@ -51,6 +234,14 @@ int run_embed(const EmbedArgs& args) {
     }
     dimension = result.dimension;
     rows += result.rows;
+    if (hold_all) {
+      all.insert(all.end(), result.data.begin(), result.data.end());
+      return;
+    }
+    if (precision != Precision::kFloat32) {
+      write_quantized(quantize(result, precision, ranges ? &*ranges : nullptr));
+      return;
+    }
     if (args.format == "npy") {
       all.insert(all.end(), result.data.begin(), result.data.end());
       return;
@@ -70,8 +261,23 @@ int run_embed(const EmbedArgs& args) {
   } else {
     for_each_line_chunk(std::cin, kLinesPerChunk, consume);
   }
+  if (hold_all && rows > 0) {
+    Embeddings held;
+    held.rows = rows;
+    held.dimension = dimension;
+    held.data.swap(all);  // `all` is not read again: this branch writes quantized rows
+    write_quantized(quantize(held, precision));
+  }
   if (args.format == "json") write_stdout(first_row ? "]\n" : "\n]\n");
-  if (args.format == "npy") write_npy(stdout, all, rows, dimension);
+  if (args.format == "npy") {
+    if (precision == Precision::kFloat32) {
+      write_npy(stdout, all, rows, dimension);
+    } else {
+      const std::size_t cols =
+          precision == Precision::kBinary || precision == Precision::kUbinary ? (dimension + 7) / 8 : dimension;
+      write_quantized_npy(stdout, precision, all_quantized, rows, cols);
+    }
+  }
   if (std::fflush(stdout) != 0) throw Error(ErrorCode::kRuntime, "error writing standard output");
   return 0;
 }
@@ -95,7 +301,27 @@ Action add_embed_command(CLI::App& app) {
   cmd->add_option("--invalid-utf8", args->invalid_utf8,
                   "Text that is not UTF-8: error (default) or replace with U+FFFD")
       ->check(CLI::IsMember({"error", "replace"}));
-  return [args] { return run_embed(*args); };
+  auto* prompt = cmd->add_option("--prompt", args->prompt,
+                                 "Text put before every input, as sentence-transformers' prompt= (\"\" turns the "
+                                 "model's default prompt off)");
+  cmd->add_option("--prompt-name", args->prompt_name,
+                  "A prompt of the model's config_sentence_transformers.json, e.g. query (default: its "
+                  "default_prompt_name)")
+      ->excludes(prompt);
+  auto* dimensions = cmd->add_option("--dimensions", args->dimensions,
+                                     "Keep the first N dimensions (Matryoshka), normalized again when normalizing");
+  cmd->add_option("--precision", args->precision,
+                  "Output: float32, float16, int8, uint8, binary, ubinary (as sentence-transformers "
+                  "quantize_embeddings)")
+      ->check(CLI::IsMember({"float32", "float16", "int8", "uint8", "binary", "ubinary"}));
+  cmd->add_option("--calibration", args->calibration,
+                  "int8/uint8 ranges: per-dimension min and max of these vectors (.npy, or JSON arrays); "
+                  "default: of the embeddings themselves");
+  return [args, prompt, dimensions] {
+    args->has_prompt = prompt->count() > 0;
+    args->has_dimensions = dimensions->count() > 0;
+    return run_embed(*args);
+  };
 }
 
 }  // namespace sieve::cli

@@ -1,15 +1,19 @@
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <iostream>
 
 #include "cli/commands.hpp"
 #include "sieve/error.hpp"
+#include "sieve/registry.hpp"
 
 namespace sieve::cli {
 namespace {
 
 struct InfoArgs {
   ModelOptions model;
+  std::string models_root;
+  bool no_load = false;
   bool json = false;
 };
 
@@ -20,7 +24,80 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
   return out + "]";
 }
 
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : ",") + item;
+  return out;
+}
+
+// The registry under a models root: every model folder with its kind,
+// dimension, maximum length and providers. Each model is loaded in turn
+// (and dropped again) so that the providers are those its session really
+// uses; --no-load reports the requested ones instead, reading only files.
+int run_registry_info(const InfoArgs& args) {
+  RegistryOptions options;
+  options.embedder.runtime = to_runtime_options(args.model);
+  options.reranker.runtime = options.embedder.runtime;
+  ModelRegistry registry(args.models_root, options);
+  std::vector<RegistryEntry> entries = registry.list();
+  if (!args.no_load) {
+    for (auto& entry : entries) {
+      if (!entry.error.empty()) continue;
+      try {
+        registry.load(entry.name);
+        entry = registry.describe(entry.name);
+        registry.unload(entry.name);
+      } catch (const Error& e) {
+        entry.error = e.what();
+      }
+    }
+  }
+  if (args.json) {
+    nlohmann::json doc;
+    doc["root"] = registry.root().string();
+    doc["models"] = nlohmann::json::array();
+    for (const auto& e : entries) {
+      nlohmann::json m = {{"name", e.name}};
+      if (!e.error.empty()) {
+        m["error"] = e.error;
+      } else {
+        m["kind"] = to_string(e.kind);
+        m["dimension"] = e.dimension;
+        m["max_length"] = e.max_length;
+        m["providers"] = e.providers;
+        m["providers_in_use"] = !args.no_load;
+        m["estimated_bytes"] = e.estimated_bytes;
+      }
+      doc["models"].push_back(std::move(m));
+    }
+    std::cout << doc.dump(2) << '\n';
+    return 0;
+  }
+  std::size_t width = 4;
+  for (const auto& e : entries) width = std::max(width, e.name.size());
+  const auto pad = [](std::string text, std::size_t n) {
+    if (text.size() < n) text.append(n - text.size(), ' ');
+    return text;
+  };
+  std::cout << "models root: " << registry.root().string() << " (" << entries.size() << " models)\n";
+  if (entries.empty()) return 0;
+  std::cout << pad("name", width) << "  " << pad("kind", 16) << "  " << pad("dimension", 9) << "  "
+            << pad("max length", 10) << "  " << (args.no_load ? "providers (requested)" : "providers") << '\n';
+  for (const auto& e : entries) {
+    std::cout << pad(e.name, width) << "  ";
+    if (!e.error.empty()) {
+      std::cout << "error: " << e.error << '\n';
+      continue;
+    }
+    std::cout << pad(to_string(e.kind), 16) << "  " << pad(std::to_string(e.dimension), 9) << "  "
+              << pad(std::to_string(e.max_length), 10) << "  " << join(e.providers) << '\n';
+  }
+  return 0;
+}
+
 int run_info(const InfoArgs& args) {
+  if (!args.models_root.empty()) return run_registry_info(args);
+  if (args.model.model.empty()) throw Error(ErrorCode::kInvalidArgument, "info needs --model DIR or --models ROOT");
   EmbedderOptions options;
   options.runtime = to_runtime_options(args.model);
   const Embedder embedder = Embedder::load(args.model.model, options);
@@ -68,8 +145,19 @@ int run_info(const InfoArgs& args) {
 
 Action add_info_command(CLI::App& app) {
   auto args = std::make_shared<InfoArgs>();
-  auto* cmd = app.add_subcommand("info", "Describe a model folder: inputs, outputs, pooling, providers");
+  auto* cmd = app.add_subcommand("info",
+                                 "Describe a model folder (inputs, outputs, pooling, providers), or with --models "
+                                 "every model under a models root");
   add_model_options(*cmd, args->model);
+  // --model is required by the shared options; here --models may replace it.
+  auto* model = cmd->get_option("--model");
+  model->required(false);
+  cmd->add_option("--models", args->models_root,
+                  "Models root: list the model folders under it (kind, dimension, max length, providers)")
+      ->excludes(model);
+  cmd->add_flag("--no-load", args->no_load,
+                "With --models: read the folders only, reporting the requested providers instead of loading "
+                "each model");
   cmd->add_flag("--json", args->json, "Print JSON");
   return [args] { return run_info(*args); };
 }

@@ -14,6 +14,8 @@ int main(int argc, char** argv) {
       {"embed", sieve::cli::add_embed_command(app)},
       {"tokenize", sieve::cli::add_tokenize_command(app)},
       {"info", sieve::cli::add_info_command(app)},
+      {"rerank", sieve::cli::add_rerank_command(app)},
+      {"similarity", sieve::cli::add_similarity_command(app)},
   };
 
   try {

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
 
 #include "sieve/error.hpp"
@@ -46,10 +47,15 @@ bool flag(const nlohmann::json& doc, const char* key, const fs::path& file) {
   return it->get<bool>();
 }
 
-Pooling read_pooling(const fs::path& file) {
+Pooling read_pooling(const fs::path& file, bool& include_prompt) {
   const auto doc = read_json(file);
   if (!doc)
     throw Error(ErrorCode::kNotFound, file.string() + ": pooling configuration named in modules.json is missing");
+  // sentence-transformers' Pooling defaults include_prompt to true.
+  if (auto it = doc->find("include_prompt"); it != doc->end() && !it->is_null()) {
+    if (!it->is_boolean()) throw Error(ErrorCode::kParse, file.string() + ": /include_prompt: expected a boolean");
+    include_prompt = it->get<bool>();
+  }
   if (auto mode = doc->find("pooling_mode"); mode != doc->end() && mode->is_string()) {
     return parse_pooling(mode->get<std::string>());
   }
@@ -62,6 +68,39 @@ Pooling read_pooling(const fs::path& file) {
   }
   if (flag(*doc, "pooling_mode_mean_tokens", file)) return Pooling::kMean;
   throw Error(ErrorCode::kParse, file.string() + ": no pooling mode is enabled");
+}
+
+std::optional<std::string> optional_string(const nlohmann::json& doc, const char* key, const fs::path& file) {
+  const auto it = doc.find(key);
+  if (it == doc.end() || it->is_null()) return std::nullopt;
+  if (!it->is_string()) throw Error(ErrorCode::kParse, file.string() + ": /" + key + ": expected a string");
+  return it->get<std::string>();
+}
+
+// The prompts sentence-transformers' encode(prompt_name=...) looks up.
+void read_prompts(const fs::path& file, ModelFolder& folder) {
+  const auto doc = read_json(file);
+  if (!doc) return;
+  if (auto it = doc->find("prompts"); it != doc->end() && !it->is_null()) {
+    if (!it->is_object()) throw Error(ErrorCode::kParse, file.string() + ": /prompts: expected an object");
+    for (const auto& [name, text] : it->items()) {
+      if (!text.is_string()) {
+        throw Error(ErrorCode::kParse, file.string() + ": /prompts/" + name + ": expected a string");
+      }
+      folder.prompts.emplace_back(name, text.get<std::string>());
+    }
+  }
+  folder.default_prompt_name = optional_string(*doc, "default_prompt_name", file);
+  if (folder.default_prompt_name) {
+    const bool known = std::any_of(folder.prompts.begin(), folder.prompts.end(),
+                                   [&](const auto& p) { return p.first == *folder.default_prompt_name; });
+    // sentence-transformers refuses such a configuration when it loads the model.
+    if (!known) {
+      throw Error(ErrorCode::kParse, file.string() + ": /default_prompt_name: \"" + *folder.default_prompt_name +
+                                         "\" is not one of the prompts");
+    }
+  }
+  folder.similarity_fn_name = optional_string(*doc, "similarity_fn_name", file);
 }
 
 }  // namespace
@@ -98,13 +137,13 @@ ModelFolder read_model_folder(const fs::path& root) {
       const std::string type = m["type"].get<std::string>();
       const std::string path = m.value("path", std::string());
       if (type.ends_with(".Pooling")) {
-        folder.pooling = read_pooling(root / path / "config.json");
+        folder.pooling = read_pooling(root / path / "config.json", folder.pooling_include_prompt);
       } else if (type.ends_with(".Normalize")) {
         folder.has_normalize_module = true;
       }
     }
   } else if (fs::exists(root / "1_Pooling/config.json")) {
-    folder.pooling = read_pooling(root / "1_Pooling/config.json");
+    folder.pooling = read_pooling(root / "1_Pooling/config.json", folder.pooling_include_prompt);
   }
 
   if (const auto st = read_json(root / "sentence_bert_config.json")) {
@@ -127,6 +166,7 @@ ModelFolder read_model_folder(const fs::path& root) {
       }
     }
   }
+  read_prompts(root / "config_sentence_transformers.json", folder);
   return folder;
 }
 

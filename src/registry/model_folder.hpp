@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sieve/embedder.hpp"
@@ -24,6 +25,14 @@ struct ModelFolder {
   std::optional<std::size_t> max_position_embeddings;  // config.json
   std::optional<std::size_t> hidden_size;              // config.json
   std::vector<std::string> architectures;              // config.json
+  // config_sentence_transformers.json: named prompts (sorted by name), the one
+  // used when the caller names none, and the model's similarity function.
+  std::vector<std::pair<std::string, std::string>> prompts;
+  std::optional<std::string> default_prompt_name;
+  std::optional<std::string> similarity_fn_name;
+  // 1_Pooling/config.json "include_prompt": false means the prompt's tokens
+  // are left out of pooling (INSTRUCTOR-style models).
+  bool pooling_include_prompt = true;
 };
 
 ModelFolder read_model_folder(const std::filesystem::path& root);

@@ -1,16 +1,72 @@
 #include "runtime/environment.hpp"
 
+#include <algorithm>
+#include <mutex>
+
 #include "runtime/ort_api.hpp"
+#include "sieve/error.hpp"
+#include "sieve/runtime_options.hpp"
 
 namespace sieve::runtime {
+namespace {
+
+struct EnvironmentState {
+  std::mutex mutex;
+  OrtPtr<OrtEnv> env;
+  int shared_pool_threads = 0;  // 0: created without global thread pools
+};
+
+// Never destroyed before the sessions that static objects may still hold;
+// released at exit like any static.
+EnvironmentState& environment_state() {
+  static EnvironmentState state;
+  return state;
+}
+
+}  // namespace
 
 OrtEnv* environment() {
-  static const OrtPtr<OrtEnv> env = [] {
+  auto& state = environment_state();
+  const std::lock_guard lock(state.mutex);
+  if (!state.env) {
     OrtEnv* raw = nullptr;
     check(ort().CreateEnv(ORT_LOGGING_LEVEL_ERROR, "sieve", &raw), "creating the ONNX Runtime environment");
-    return OrtPtr<OrtEnv>(raw);
-  }();
-  return env.get();
+    state.env.reset(raw);
+  }
+  return state.env.get();
+}
+
+OrtEnv* environment_with_shared_pool(int intra_op_threads, int inter_op_threads) {
+  auto& state = environment_state();
+  const std::lock_guard lock(state.mutex);
+  if (state.env) {
+    if (state.shared_pool_threads == 0) {
+      throw Error(ErrorCode::kInvalidArgument,
+                  "the shared thread pool was asked for after a model had been loaded without it: ONNX Runtime has "
+                  "one environment per process, so choose the shared pool before loading the first model");
+    }
+    return state.env.get();
+  }
+  const int intra = intra_op_threads > 0 ? intra_op_threads : physical_core_count();
+  OrtThreadingOptions* raw_threading = nullptr;
+  check(ort().CreateThreadingOptions(&raw_threading), "creating threading options");
+  const std::unique_ptr<OrtThreadingOptions, void (*)(OrtThreadingOptions*)> threading(
+      raw_threading, [](OrtThreadingOptions* p) { ort().ReleaseThreadingOptions(p); });
+  check(ort().SetGlobalIntraOpNumThreads(threading.get(), intra), "setting the shared intra-op threads");
+  check(ort().SetGlobalInterOpNumThreads(threading.get(), std::max(1, inter_op_threads)),
+        "setting the shared inter-op threads");
+  OrtEnv* raw = nullptr;
+  check(ort().CreateEnvWithGlobalThreadPools(ORT_LOGGING_LEVEL_ERROR, "sieve", threading.get(), &raw),
+        "creating the ONNX Runtime environment with shared thread pools");
+  state.env.reset(raw);
+  state.shared_pool_threads = intra;
+  return state.env.get();
+}
+
+int shared_pool_threads() {
+  auto& state = environment_state();
+  const std::lock_guard lock(state.mutex);
+  return state.shared_pool_threads;
 }
 
 std::string onnxruntime_version() {

@@ -90,10 +90,20 @@ Session::Session(const std::filesystem::path& model, const RuntimeOptions& optio
   check(ort().CreateSessionOptions(&raw_options), "creating session options");
   const OrtPtr<OrtSessionOptions> session_options(raw_options);
 
-  intra_op_threads_ = options.intra_op_threads > 0 ? options.intra_op_threads : physical_core_count();
-  check(ort().SetIntraOpNumThreads(session_options.get(), intra_op_threads_), "setting intra-op threads");
-  check(ort().SetInterOpNumThreads(session_options.get(), std::max(1, options.inter_op_threads)),
-        "setting inter-op threads");
+  OrtEnv* env = nullptr;
+  if (options.shared_thread_pool) {
+    // The process-wide pools replace the session's own: several models then
+    // share the cores instead of each starting one thread per core.
+    env = environment_with_shared_pool(options.intra_op_threads, options.inter_op_threads);
+    check(ort().DisablePerSessionThreads(session_options.get()), "disabling per-session threads");
+    intra_op_threads_ = shared_pool_threads();
+  } else {
+    env = environment();
+    intra_op_threads_ = options.intra_op_threads > 0 ? options.intra_op_threads : physical_core_count();
+    check(ort().SetIntraOpNumThreads(session_options.get(), intra_op_threads_), "setting intra-op threads");
+    check(ort().SetInterOpNumThreads(session_options.get(), std::max(1, options.inter_op_threads)),
+          "setting inter-op threads");
+  }
   check(ort().SetSessionGraphOptimizationLevel(session_options.get(), ort_level(options.graph_optimization)),
         "setting the optimization level");
   check(options.memory_pattern ? ort().EnableMemPattern(session_options.get())
@@ -105,7 +115,7 @@ Session::Session(const std::filesystem::path& model, const RuntimeOptions& optio
   providers_ = append_providers(session_options.get(), options);
 
   OrtSession* raw_session = nullptr;
-  check(ort().CreateSession(environment(), model.c_str(), session_options.get(), &raw_session),
+  check(ort().CreateSession(env, model.c_str(), session_options.get(), &raw_session),
         ("loading " + model.string()).c_str());
   state_->session.reset(raw_session);
 

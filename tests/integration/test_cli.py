@@ -3,7 +3,9 @@ never an abort, a stack trace or partial garbage."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -110,3 +112,24 @@ def test_tokenize_output_shape():
     assert doc["tokens"][:6] == ["[CLS]", "hello", ",", "world", "!", "[SEP]"]
     # The file pads to 128, as Hugging Face does by default with this file.
     assert len(doc["ids"]) == 128 and sum(doc["attention_mask"]) == 6
+
+
+def test_info_lists_a_models_root_with_kinds(tmp_path):
+    """sieve info --models: the registry's listing, kinds detected from
+    config.json and the ONNX outputs; a folder linking out of the root is
+    not served."""
+    fixtures = Path(os.environ.get("SIEVE_FIXTURES_DIR", ROOT / "build" / "fixtures"))
+    for name in ("tiny-bert-tokens", "tiny-bert-pooled", "cross-encoder-tiny-3labels"):
+        if not (fixtures / name).is_dir():
+            pytest.fail(f"fixture {fixtures / name} missing: run tools/make_fixtures.py and tools/make_cross_encoder.py")
+        shutil.copytree(fixtures / name, tmp_path / "root" / "org" / name)
+    (tmp_path / "root" / "escape").symlink_to(fixtures / "tiny-bert-tokens", target_is_directory=True)
+    for extra in ([], ["--no-load"]):
+        doc = json.loads(run_sieve("info", "--models", str(tmp_path / "root"), "--json", *extra).stdout)
+        models = {m["name"]: m for m in doc["models"]}
+        assert models["org/tiny-bert-tokens"]["kind"] == "embedding"
+        assert models["org/tiny-bert-pooled"]["kind"] == "pooled embedding"
+        assert models["org/cross-encoder-tiny-3labels"]["kind"] == "reranker"
+        assert models["org/cross-encoder-tiny-3labels"]["dimension"] == 3
+        assert all(m.get("providers", ["cpu"])[-1] == "cpu" for m in models.values() if "error" not in m)
+        assert "dimension" not in models.get("escape", {})

@@ -1,0 +1,78 @@
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sieve/embedder.hpp"
+#include "sieve/runtime_options.hpp"
+#include "sieve/tokenizer.hpp"
+
+namespace sieve {
+
+// How a cross-encoder's logits become one score per pair, as
+// sentence-transformers' CrossEncoder does it.
+enum class ScoreActivation {
+  kAuto,     // the model's configuration decides (sigmoid for one label, as CrossEncoder's default)
+  kNone,     // raw logit
+  kSigmoid,  // one label
+  kSoftmax,  // several labels: the chosen label's probability
+};
+const char* to_string(ScoreActivation activation) noexcept;
+// "auto", "none" (also "identity", "raw"), "sigmoid", "softmax".
+ScoreActivation parse_score_activation(std::string_view name);
+
+struct RerankerOptions {
+  RuntimeOptions runtime;
+  // Unset: the tokenizer's (or the model configuration's) maximum length.
+  std::optional<std::size_t> max_length;
+  TruncationStrategy truncation = TruncationStrategy::kLongestFirst;
+  ScoreActivation activation = ScoreActivation::kAuto;
+  // With several labels: the label whose score is reported.
+  std::size_t label = 0;
+  std::size_t batch_size = 32;
+  InvalidUtf8 invalid_utf8 = InvalidUtf8::kError;
+};
+
+struct RerankResult {
+  std::size_t index = 0;  // position of the document in the input
+  float score = 0;
+};
+
+// A cross-encoder loaded from a model folder. score() and rerank() are const
+// and safe to call from many threads at once.
+class Reranker {
+ public:
+  static Reranker load(const std::filesystem::path& folder, const RerankerOptions& options = {});
+
+  Reranker(Reranker&&) noexcept;
+  Reranker& operator=(Reranker&&) noexcept;
+  ~Reranker();
+
+  // One score per document, in input order.
+  [[nodiscard]] std::vector<float> score(std::string_view query, std::span<const std::string_view> documents) const;
+  // The top_k best documents (all when top_k is 0), best first; ties keep input order.
+  [[nodiscard]] std::vector<RerankResult> rerank(std::string_view query, std::span<const std::string_view> documents,
+                                                 std::size_t top_k = 0) const;
+
+  // info().output is the logits output, info().dimension the number of labels.
+  [[nodiscard]] const ModelInfo& info() const noexcept;
+  [[nodiscard]] const Tokenizer& tokenizer() const noexcept;
+  // The activation in use, never kAuto: with kAuto, the model configuration's
+  // sentence-transformers activation_fn, else sigmoid for one label and
+  // softmax (CrossEncoder's apply_softmax) for several.
+  [[nodiscard]] ScoreActivation activation() const noexcept;
+  [[nodiscard]] std::size_t num_labels() const noexcept;
+
+ private:
+  struct Impl;
+  explicit Reranker(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sieve

@@ -1,0 +1,82 @@
+#include "pipeline/model_inputs.hpp"
+
+#include <algorithm>
+
+#include "sieve/error.hpp"
+
+namespace sieve::pipeline {
+
+const char* type_name(runtime::ElementType type) noexcept {
+  switch (type) {
+    case runtime::ElementType::kFloat32: return "float32";
+    case runtime::ElementType::kFloat16: return "float16";
+    case runtime::ElementType::kInt64: return "int64";
+    case runtime::ElementType::kInt32: return "int32";
+    case runtime::ElementType::kOther: return "other";
+  }
+  return "other";
+}
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + "]";
+}
+
+InputSlots find_encoder_inputs(const std::vector<runtime::TensorSpec>& inputs, const std::filesystem::path& onnx) {
+  InputSlots slots;
+  bool have_ids = false;
+  bool have_mask = false;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const auto& in = inputs[i];
+    if (in.name != "input_ids" && in.name != "attention_mask" && in.name != "token_type_ids") {
+      throw Error(ErrorCode::kUnsupported, onnx.string() + ": unexpected model input \"" + in.name +
+                                               "\" (expected input_ids, attention_mask, token_type_ids)");
+    }
+    if (in.type != runtime::ElementType::kInt64 || in.shape.size() != 2) {
+      throw Error(ErrorCode::kUnsupported, onnx.string() + ": input \"" + in.name + "\" is " + type_name(in.type) +
+                                               shape_text(in.shape) + ", expected int64 [batch, sequence]");
+    }
+    if (in.name == "input_ids") {
+      slots.input_ids = i;
+      have_ids = true;
+    } else if (in.name == "attention_mask") {
+      slots.attention_mask = i;
+      have_mask = true;
+    } else {
+      slots.token_type_ids = i;
+    }
+  }
+  if (!have_ids || !have_mask) {
+    throw Error(ErrorCode::kUnsupported, onnx.string() + ": the model needs inputs input_ids and attention_mask");
+  }
+  return slots;
+}
+
+void BatchTensors::fill(const std::vector<Encoding>& encodings, const std::vector<std::size_t>& order,
+                        std::size_t begin, std::size_t end, bool with_types) {
+  const std::size_t batch = end - begin;
+  std::size_t seq = 1;  // an empty encoding still needs one column
+  for (std::size_t k = begin; k < end; ++k) seq = std::max(seq, encodings[order[k]].size());
+  ids.assign(batch * seq, 0);
+  mask.assign(batch * seq, 0);
+  types.assign(with_types ? batch * seq : 0, 0);
+  for (std::size_t row = 0; row < batch; ++row) {
+    const Encoding& e = encodings[order[begin + row]];
+    const auto at = static_cast<std::ptrdiff_t>(row * seq);
+    std::copy(e.ids.begin(), e.ids.end(), ids.begin() + at);
+    std::fill_n(mask.begin() + at, e.size(), 1);
+    if (with_types) std::copy(e.type_ids.begin(), e.type_ids.end(), types.begin() + at);
+  }
+  shape = {static_cast<std::int64_t>(batch), static_cast<std::int64_t>(seq)};
+}
+
+std::vector<runtime::Int64Input> BatchTensors::inputs(const InputSlots& slots) const {
+  std::vector<runtime::Int64Input> out;
+  out.push_back({slots.input_ids, ids.data(), shape});
+  out.push_back({slots.attention_mask, mask.data(), shape});
+  if (slots.token_type_ids) out.push_back({*slots.token_type_ids, types.data(), shape});
+  return out;
+}
+
+}  // namespace sieve::pipeline

@@ -1,0 +1,42 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/session.hpp"
+#include "sieve/tokenizer.hpp"
+
+namespace sieve::pipeline {
+
+// Spelling of tensor types and shapes in error messages and ModelInfo.
+const char* type_name(runtime::ElementType type) noexcept;
+std::string shape_text(const std::vector<std::int64_t>& shape);
+
+// Where a BERT-style encoder takes its inputs: ids and mask are required,
+// token types optional, anything else is refused (Sieve could not fill it).
+struct InputSlots {
+  std::size_t input_ids = 0;
+  std::size_t attention_mask = 0;
+  std::optional<std::size_t> token_type_ids;
+};
+InputSlots find_encoder_inputs(const std::vector<runtime::TensorSpec>& inputs, const std::filesystem::path& onnx);
+
+// The int64 tensors of one batch, padded with zeros to its longest encoding.
+// The buffers are reused from batch to batch; inputs() borrows them.
+struct BatchTensors {
+  std::vector<std::int64_t> ids;
+  std::vector<std::int64_t> mask;
+  std::vector<std::int64_t> types;
+  std::vector<std::int64_t> shape;  // {batch, sequence}
+
+  // Fills the tensors with encodings[order[begin..end)], in that order.
+  void fill(const std::vector<Encoding>& encodings, const std::vector<std::size_t>& order, std::size_t begin,
+            std::size_t end, bool with_types);
+  [[nodiscard]] std::vector<runtime::Int64Input> inputs(const InputSlots& slots) const;
+};
+
+}  // namespace sieve::pipeline

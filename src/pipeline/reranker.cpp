@@ -1,0 +1,346 @@
+#include "sieve/reranker.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+
+#include "pipeline/batching.hpp"
+#include "pipeline/model_inputs.hpp"
+#include "registry/model_folder.hpp"
+#include "runtime/environment.hpp"
+#include "runtime/session.hpp"
+#include "sieve/error.hpp"
+
+namespace sieve {
+namespace {
+
+namespace fs = std::filesystem;
+
+// What config.json says about the classification head.
+struct HeadConfig {
+  std::vector<std::string> architectures;     // empty: not said
+  std::optional<std::size_t> num_labels;      // num_labels, else the size of id2label
+  std::optional<ScoreActivation> activation;  // sentence-transformers' activation_fn
+};
+
+// sentence-transformers stores the activation as a class path: under
+// "sentence_transformers": {"activation_fn": ...} since v4, under
+// "sbert_ce_default_activation_function" before. CrossEncoder instantiates
+// it; the torch classes below are the ones it can be mirrored for.
+std::optional<ScoreActivation> activation_from_class(std::string_view path) {
+  const auto last = path.rfind('.');
+  const std::string_view cls = last == std::string_view::npos ? path : path.substr(last + 1);
+  if (cls == "Sigmoid") return ScoreActivation::kSigmoid;
+  if (cls == "Identity") return ScoreActivation::kNone;
+  if (cls == "Softmax") return ScoreActivation::kSoftmax;
+  return std::nullopt;
+}
+
+HeadConfig read_head_config(const fs::path& file) {
+  HeadConfig head;
+  if (!fs::exists(file)) return head;
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw Error(ErrorCode::kNotFound, file.string() + ": cannot open");
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw Error(ErrorCode::kParse, file.string() + ": invalid JSON at byte " + std::to_string(e.byte));
+  }
+  if (!doc.is_object()) throw Error(ErrorCode::kParse, file.string() + ": expected a JSON object");
+  if (auto it = doc.find("architectures"); it != doc.end() && it->is_array()) {
+    for (const auto& a : *it) {
+      if (a.is_string()) head.architectures.push_back(a.get<std::string>());
+    }
+  }
+  if (auto it = doc.find("num_labels"); it != doc.end() && !it->is_null()) {
+    if (!it->is_number_integer() || it->get<std::int64_t>() <= 0) {
+      throw Error(ErrorCode::kParse, file.string() + ": /num_labels: expected a positive integer");
+    }
+    head.num_labels = static_cast<std::size_t>(it->get<std::int64_t>());
+  } else if (auto labels = doc.find("id2label"); labels != doc.end() && labels->is_object() && !labels->empty()) {
+    // transformers' PretrainedConfig derives num_labels from id2label.
+    head.num_labels = labels->size();
+  }
+  std::string path;
+  if (auto st = doc.find("sentence_transformers"); st != doc.end() && st->is_object()) {
+    if (auto fn = st->find("activation_fn"); fn != st->end() && fn->is_string()) path = fn->get<std::string>();
+  }
+  if (path.empty()) {
+    if (auto fn = doc.find("sbert_ce_default_activation_function"); fn != doc.end() && fn->is_string()) {
+      path = fn->get<std::string>();
+    }
+  }
+  if (!path.empty()) {
+    head.activation = activation_from_class(path);
+    if (!head.activation) {
+      throw Error(ErrorCode::kUnsupported, file.string() + ": activation_fn \"" + path +
+                                               "\" is not supported (Sigmoid, Identity, Softmax); choose one "
+                                               "explicitly (e.g. raw scores)");
+    }
+  }
+  return head;
+}
+
+bool is_sequence_classifier(const std::string& architecture) {
+  return architecture.ends_with("ForSequenceClassification");
+}
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
+// The logits output: named "logits" (what transformers and optimum call
+// it), or the only float rank-2 output of a model whose configuration says
+// it is a sequence classifier. Token states or a pooled embedding would
+// otherwise pass for a head with hundreds of labels.
+std::size_t choose_logits(const std::vector<runtime::TensorSpec>& outputs, const fs::path& onnx,
+                          bool declared_classifier) {
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    if (outputs[i].name == "logits") {
+      if (outputs[i].type != runtime::ElementType::kFloat32 || outputs[i].shape.size() != 2) {
+        throw Error(ErrorCode::kUnsupported,
+                    onnx.string() + ": output \"logits\" is " + pipeline::type_name(outputs[i].type) +
+                        pipeline::shape_text(outputs[i].shape) + ", expected float32 [batch, labels]");
+      }
+      return i;
+    }
+  }
+  std::vector<std::size_t> rank2;
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    if (outputs[i].type == runtime::ElementType::kFloat32 && outputs[i].shape.size() == 2) rank2.push_back(i);
+  }
+  if (declared_classifier && rank2.size() == 1) return rank2[0];
+  std::string list;
+  for (const auto& o : outputs)
+    list += " " + o.name + ":" + pipeline::type_name(o.type) + pipeline::shape_text(o.shape);
+  throw Error(ErrorCode::kUnsupported, onnx.string() +
+                                           ": not a cross-encoder: no float32 \"logits\" output of shape "
+                                           "[batch, labels]; outputs:" +
+                                           list);
+}
+
+double sigmoid(double x) {
+  return 1.0 / (1.0 + std::exp(-x));
+}
+
+}  // namespace
+
+const char* to_string(ScoreActivation activation) noexcept {
+  switch (activation) {
+    case ScoreActivation::kAuto: return "auto";
+    case ScoreActivation::kNone: return "none";
+    case ScoreActivation::kSigmoid: return "sigmoid";
+    case ScoreActivation::kSoftmax: return "softmax";
+  }
+  return "auto";
+}
+
+ScoreActivation parse_score_activation(std::string_view name) {
+  if (name == "auto") return ScoreActivation::kAuto;
+  if (name == "none" || name == "identity" || name == "raw") return ScoreActivation::kNone;
+  if (name == "sigmoid") return ScoreActivation::kSigmoid;
+  if (name == "softmax") return ScoreActivation::kSoftmax;
+  throw Error(ErrorCode::kInvalidArgument,
+              "unknown score activation \"" + std::string(name) + "\" (auto, none, sigmoid, softmax)");
+}
+
+struct Reranker::Impl {
+  registry::ModelFolder folder;
+  Tokenizer tokenizer;
+  runtime::Session session;
+  ModelInfo info;
+  pipeline::InputSlots slots;
+  std::size_t output = 0;
+  std::size_t num_labels = 1;
+  std::size_t label = 0;
+  ScoreActivation activation = ScoreActivation::kSigmoid;
+  std::size_t batch_size = 32;
+
+  Impl(registry::ModelFolder f, Tokenizer t, runtime::Session s)
+      : folder(std::move(f)), tokenizer(std::move(t)), session(std::move(s)) {}
+};
+
+Reranker::Reranker(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Reranker::Reranker(Reranker&&) noexcept = default;
+Reranker& Reranker::operator=(Reranker&&) noexcept = default;
+Reranker::~Reranker() = default;
+
+Reranker Reranker::load(const fs::path& folder_path, const RerankerOptions& options) {
+  if (options.batch_size == 0) throw Error(ErrorCode::kInvalidArgument, "batch size must be at least 1");
+  auto folder = registry::read_model_folder(folder_path);
+  // Checked before the (slow) session is made: a folder whose configuration
+  // names another head is refused at once.
+  const fs::path config_file = folder.root / "config.json";
+  const HeadConfig head = read_head_config(config_file);
+  const bool declared_classifier =
+      std::any_of(head.architectures.begin(), head.architectures.end(), is_sequence_classifier);
+  if (!head.architectures.empty() && !declared_classifier) {
+    throw Error(ErrorCode::kUnsupported,
+                folder_path.string() + ": not a cross-encoder: config.json architectures are " +
+                    join(head.architectures) + ", expected a *ForSequenceClassification model");
+  }
+  auto tokenizer = Tokenizer::from_file(folder.tokenizer_file);
+  runtime::Session session(folder.onnx_file, options.runtime);
+  auto impl = std::make_unique<Impl>(std::move(folder), std::move(tokenizer), std::move(session));
+  const auto& f = impl->folder;
+  const auto& onnx = f.onnx_file;
+
+  impl->slots = pipeline::find_encoder_inputs(impl->session.inputs(), onnx);
+  impl->output = choose_logits(impl->session.outputs(), onnx, declared_classifier);
+  const auto& out = impl->session.outputs()[impl->output];
+
+  // Labels: the configuration and a fixed output width must agree; either
+  // may be missing (a dynamic width is checked on every run instead).
+  const std::int64_t width = out.shape.back();
+  if (head.num_labels && width > 0 && static_cast<std::size_t>(width) != *head.num_labels) {
+    throw Error(ErrorCode::kUnsupported, onnx.string() + ": output \"" + out.name + "\" has " + std::to_string(width) +
+                                             " labels, config.json says " + std::to_string(*head.num_labels));
+  }
+  impl->num_labels = head.num_labels.value_or(width > 0 ? static_cast<std::size_t>(width) : 1);
+  if (options.label >= impl->num_labels) {
+    throw Error(ErrorCode::kInvalidArgument, "label " + std::to_string(options.label) +
+                                                 " does not exist: the model has " + std::to_string(impl->num_labels) +
+                                                 " label(s)");
+  }
+  impl->label = options.label;
+
+  ScoreActivation activation = options.activation;
+  if (activation == ScoreActivation::kAuto) {
+    activation =
+        head.activation.value_or(impl->num_labels == 1 ? ScoreActivation::kSigmoid : ScoreActivation::kSoftmax);
+  }
+  if (activation == ScoreActivation::kSoftmax && impl->num_labels == 1) {
+    // CrossEncoder's apply_softmax only acts on several labels; a softmax
+    // over one logit would be 1 for every pair.
+    activation = ScoreActivation::kSigmoid;
+  }
+  impl->activation = activation;
+
+  ModelInfo& info = impl->info;
+  info.folder = f.root;
+  info.onnx_file = onnx;
+  for (const auto& in : impl->session.inputs())
+    info.inputs.push_back({in.name, pipeline::type_name(in.type), in.shape});
+  for (const auto& o : impl->session.outputs()) info.outputs.push_back({o.name, pipeline::type_name(o.type), o.shape});
+  info.output = out.name;
+  info.pooled_by_model = true;  // one row per pair
+  info.normalize = false;
+  info.dimension = impl->num_labels;
+  info.model_dimension = impl->num_labels;
+
+  // CrossEncoder truncates to the tokenizer's model_max_length
+  // (tokenizer_config.json), not to tokenizer.json's own truncation.
+  std::size_t max_length =
+      options.max_length.value_or(f.model_max_length.value_or(f.max_position_embeddings.value_or(512)));
+  if (f.max_position_embeddings && max_length > *f.max_position_embeddings) {
+    if (options.max_length) {
+      throw Error(ErrorCode::kInvalidArgument, "max length " + std::to_string(max_length) + " exceeds the model's " +
+                                                   std::to_string(*f.max_position_embeddings) + " positions");
+    }
+    max_length = *f.max_position_embeddings;
+  }
+  const std::size_t specials = impl->tokenizer.num_special_tokens_to_add(true);
+  if (max_length <= specials) {
+    throw Error(ErrorCode::kInvalidArgument, "max length " + std::to_string(max_length) + " leaves no room for text");
+  }
+  info.max_length = max_length;
+  info.providers = impl->session.providers();
+  info.intra_op_threads = impl->session.intra_op_threads();
+  info.onnxruntime_version = runtime::onnxruntime_version();
+
+  // Batches are padded here; the file's own padding would only add work.
+  impl->tokenizer.set_padding(std::nullopt);
+  impl->tokenizer.set_truncation(TruncationParams{max_length, options.truncation, 0, Direction::kRight});
+  impl->tokenizer.set_invalid_utf8(options.invalid_utf8);
+  impl->batch_size = options.batch_size;
+  return Reranker(std::move(impl));
+}
+
+const ModelInfo& Reranker::info() const noexcept {
+  return impl_->info;
+}
+const Tokenizer& Reranker::tokenizer() const noexcept {
+  return impl_->tokenizer;
+}
+ScoreActivation Reranker::activation() const noexcept {
+  return impl_->activation;
+}
+std::size_t Reranker::num_labels() const noexcept {
+  return impl_->num_labels;
+}
+
+std::vector<float> Reranker::score(std::string_view query, std::span<const std::string_view> documents) const {
+  const Impl& m = *impl_;
+  std::vector<TextPair> pairs;
+  pairs.reserve(documents.size());
+  for (const auto document : documents) pairs.push_back({query, document});
+  // Every core tokenizes; an error names the document's index.
+  const std::vector<Encoding> encodings = m.tokenizer.encode_pair_each(pairs, true, 0);
+
+  std::vector<float> scores(documents.size());
+  if (documents.empty()) return scores;
+  std::vector<std::size_t> lengths;
+  lengths.reserve(encodings.size());
+  for (const Encoding& e : encodings) lengths.push_back(e.size());
+  const auto plan = pipeline::plan_batches(lengths, m.batch_size);
+
+  pipeline::BatchTensors tensors;
+  const std::size_t labels = m.num_labels;
+  for (const auto& [begin, end] : plan.batches) {
+    tensors.fill(encodings, plan.order, begin, end, m.slots.token_type_ids.has_value());
+    const auto inputs = tensors.inputs(m.slots);
+    const auto output = m.session.run(inputs, m.output);
+    const auto& s = output.shape();
+    if (s.size() != 2 || s[0] != tensors.shape[0] || s[1] != static_cast<std::int64_t>(labels)) {
+      throw Error(ErrorCode::kRuntime, "model output \"" + m.info.output + "\" has shape " + pipeline::shape_text(s) +
+                                           " for an input of shape " + pipeline::shape_text(tensors.shape) +
+                                           ", expected [" + std::to_string(tensors.shape[0]) + ", " +
+                                           std::to_string(labels) + "]");
+    }
+    for (std::size_t row = 0; row < end - begin; ++row) {
+      const float* logits = output.data() + row * labels;
+      const double x = logits[m.label];
+      double value = x;
+      switch (m.activation) {
+        case ScoreActivation::kSigmoid: value = sigmoid(x); break;
+        case ScoreActivation::kSoftmax: {
+          // Shifted by the largest logit, as torch's softmax, so exp cannot overflow.
+          const double top = *std::max_element(logits, logits + labels);
+          double sum = 0;
+          for (std::size_t j = 0; j < labels; ++j) sum += std::exp(static_cast<double>(logits[j]) - top);
+          value = std::exp(x - top) / sum;
+          break;
+        }
+        case ScoreActivation::kNone:
+        case ScoreActivation::kAuto: break;
+      }
+      scores[plan.order[begin + row]] = static_cast<float>(value);
+    }
+  }
+  return scores;
+}
+
+std::vector<RerankResult> Reranker::rerank(std::string_view query, std::span<const std::string_view> documents,
+                                           std::size_t top_k) const {
+  const std::vector<float> scores = score(query, documents);
+  std::vector<RerankResult> results(scores.size());
+  for (std::size_t i = 0; i < scores.size(); ++i) results[i] = {i, scores[i]};
+  // Best first; ties keep input order; a NaN (a broken model) ranks last
+  // instead of breaking the ordering.
+  const auto better = [](const RerankResult& a, const RerankResult& b) {
+    if (std::isnan(a.score)) return false;
+    if (std::isnan(b.score)) return true;
+    return a.score > b.score;
+  };
+  const std::size_t keep = top_k == 0 ? results.size() : std::min(top_k, results.size());
+  std::stable_sort(results.begin(), results.end(), better);
+  results.resize(keep);
+  return results;
+}
+
+}  // namespace sieve

@@ -1,0 +1,253 @@
+#include "registry/model_kind.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include "sieve/error.hpp"
+
+namespace sieve::registry {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Field numbers of onnx.proto (ModelProto, GraphProto, ValueInfoProto,
+// TypeProto, TensorShapeProto, TensorProto, StringStringEntryProto).
+constexpr std::uint32_t kModelGraph = 7;
+constexpr std::uint32_t kGraphInitializer = 5;
+constexpr std::uint32_t kGraphInput = 11;
+constexpr std::uint32_t kGraphOutput = 12;
+constexpr std::uint32_t kValueInfoName = 1;
+constexpr std::uint32_t kValueInfoType = 2;
+constexpr std::uint32_t kTypeTensor = 1;
+constexpr std::uint32_t kTensorTypeElem = 1;
+constexpr std::uint32_t kTensorTypeShape = 2;
+constexpr std::uint32_t kShapeDim = 1;
+constexpr std::uint32_t kDimValue = 1;
+constexpr std::uint32_t kTensorExternalData = 13;
+constexpr std::uint32_t kEntryKey = 1;
+constexpr std::uint32_t kEntryValue = 2;
+
+enum WireType : std::uint32_t { kVarint = 0, kFixed64 = 1, kLengthDelimited = 2, kFixed32 = 5 };
+
+// Reads protobuf fields from a stream, up to a limit; nested messages are
+// read with a narrower limit over the same stream.
+class WireReader {
+ public:
+  WireReader(std::istream& in, std::uint64_t end, const fs::path& file) : in_(in), end_(end), file_(file) {}
+
+  [[nodiscard]] bool done() { return position() >= end_; }
+
+  // The next field's number and wire type.
+  std::pair<std::uint32_t, std::uint32_t> tag() {
+    const std::uint64_t t = varint();
+    return {static_cast<std::uint32_t>(t >> 3), static_cast<std::uint32_t>(t & 7)};
+  }
+
+  std::uint64_t varint() {
+    std::uint64_t value = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      const int c = in_.get();
+      if (c == std::char_traits<char>::eof()) fail("truncated varint");
+      value |= static_cast<std::uint64_t>(c & 0x7f) << shift;
+      if ((c & 0x80) == 0) return value;
+    }
+    fail("overlong varint");
+  }
+
+  // The end position of a length-delimited field whose tag was just read.
+  std::uint64_t sub_end() {
+    const std::uint64_t length = varint();
+    const std::uint64_t end = position() + length;
+    if (end > end_) fail("a field runs past its message");
+    return end;
+  }
+
+  std::string bytes() {
+    const std::uint64_t end = sub_end();
+    std::string out(end - position(), '\0');
+    if (!in_.read(out.data(), static_cast<std::streamsize>(out.size()))) fail("truncated field");
+    return out;
+  }
+
+  void skip(std::uint32_t wire) {
+    switch (wire) {
+      case kVarint: (void)varint(); return;
+      case kFixed64: seek(position() + 8); return;
+      case kFixed32: seek(position() + 4); return;
+      case kLengthDelimited: seek(sub_end()); return;
+      default: fail("unsupported wire type " + std::to_string(wire));
+    }
+  }
+
+  void seek(std::uint64_t to) {
+    if (to > end_) fail("a field runs past its message");
+    in_.seekg(static_cast<std::streamoff>(to));
+    if (!in_) fail("truncated file");
+  }
+
+  std::uint64_t position() {
+    const auto p = in_.tellg();
+    if (p < 0) fail("unreadable");
+    return static_cast<std::uint64_t>(p);
+  }
+
+  WireReader nested(std::uint64_t end) { return WireReader(in_, end, file_); }
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw Error(ErrorCode::kParse, file_.string() + ": not a readable ONNX file (" + what + ")");
+  }
+
+ private:
+  std::istream& in_;
+  std::uint64_t end_;
+  const fs::path& file_;
+};
+
+// Reads a field's value as a nested message, calling on_field(number, wire,
+// reader) for each field; unhandled fields must be skipped by the callback.
+template <typename OnField>
+void read_message(WireReader& parent, OnField&& on_field) {
+  WireReader r = parent.nested(parent.sub_end());
+  while (!r.done()) {
+    const auto [field, wire] = r.tag();
+    on_field(field, wire, r);
+  }
+}
+
+OnnxTensor read_value_info(WireReader& parent) {
+  OnnxTensor tensor;
+  read_message(parent, [&](std::uint32_t f, std::uint32_t w, WireReader& info) {
+    if (f == kValueInfoName && w == kLengthDelimited) {
+      tensor.name = info.bytes();
+    } else if (f == kValueInfoType && w == kLengthDelimited) {
+      read_message(info, [&](std::uint32_t f2, std::uint32_t w2, WireReader& type) {
+        if (f2 != kTypeTensor || w2 != kLengthDelimited) return type.skip(w2);
+        read_message(type, [&](std::uint32_t f3, std::uint32_t w3, WireReader& t) {
+          if (f3 == kTensorTypeElem && w3 == kVarint) {
+            tensor.elem_type = static_cast<int>(t.varint());
+          } else if (f3 == kTensorTypeShape && w3 == kLengthDelimited) {
+            read_message(t, [&](std::uint32_t f4, std::uint32_t w4, WireReader& shape) {
+              if (f4 != kShapeDim || w4 != kLengthDelimited) return shape.skip(w4);
+              std::int64_t extent = -1;  // dim_param (a named axis) or nothing: dynamic
+              read_message(shape, [&](std::uint32_t f5, std::uint32_t w5, WireReader& dim) {
+                if (f5 == kDimValue && w5 == kVarint) {
+                  extent = static_cast<std::int64_t>(dim.varint());
+                } else {
+                  dim.skip(w5);
+                }
+              });
+              tensor.shape.push_back(extent);
+            });
+          } else {
+            t.skip(w3);
+          }
+        });
+      });
+    } else {
+      info.skip(w);
+    }
+  });
+  return tensor;
+}
+
+// The "location" of an initializer stored outside the file, if any.
+std::optional<std::string> external_location(WireReader& parent) {
+  std::optional<std::string> location;
+  read_message(parent, [&](std::uint32_t f, std::uint32_t w, WireReader& tensor) {
+    if (f != kTensorExternalData || w != kLengthDelimited) return tensor.skip(w);
+    std::string key;
+    std::string value;
+    read_message(tensor, [&](std::uint32_t f2, std::uint32_t w2, WireReader& entry) {
+      if (f2 == kEntryKey && w2 == kLengthDelimited) {
+        key = entry.bytes();
+      } else if (f2 == kEntryValue && w2 == kLengthDelimited) {
+        value = entry.bytes();
+      } else {
+        entry.skip(w2);
+      }
+    });
+    if (key == "location") location = value;
+  });
+  return location;
+}
+
+bool ends_with(const std::string& text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+constexpr int kOnnxFloat = 1;
+
+}  // namespace
+
+OnnxSummary read_onnx_summary(const fs::path& onnx_file) {
+  std::ifstream in(onnx_file, std::ios::binary);
+  if (!in) throw Error(ErrorCode::kNotFound, onnx_file.string() + ": cannot open");
+  in.seekg(0, std::ios::end);
+  const auto size = static_cast<std::uint64_t>(in.tellg());
+  in.seekg(0);
+  OnnxSummary summary;
+  std::set<std::string> locations;
+  WireReader model(in, size, onnx_file);
+  bool have_graph = false;
+  while (!model.done()) {
+    const auto [field, wire] = model.tag();
+    if (field != kModelGraph || wire != kLengthDelimited) {
+      model.skip(wire);
+      continue;
+    }
+    have_graph = true;
+    read_message(model, [&](std::uint32_t f, std::uint32_t w, WireReader& graph) {
+      if (w != kLengthDelimited) return graph.skip(w);
+      if (f == kGraphInput) {
+        summary.inputs.push_back(read_value_info(graph));
+      } else if (f == kGraphOutput) {
+        summary.outputs.push_back(read_value_info(graph));
+      } else if (f == kGraphInitializer) {
+        if (auto location = external_location(graph)) locations.insert(*location);
+      } else {
+        graph.skip(w);
+      }
+    });
+  }
+  if (!have_graph) model.fail("no graph");
+  for (const auto& location : locations) summary.external_data.emplace_back(location);
+  return summary;
+}
+
+ModelKind detect_kind(const ModelFolder& folder, const OnnxSummary& onnx) {
+  for (const auto& arch : folder.architectures) {
+    if (ends_with(arch, "ForSequenceClassification")) return ModelKind::kReranker;
+  }
+  const auto find = [&](auto predicate) {
+    return std::any_of(onnx.outputs.begin(), onnx.outputs.end(),
+                       [&](const OnnxTensor& t) { return t.elem_type == kOnnxFloat && predicate(t); });
+  };
+  if (find([](const OnnxTensor& t) { return t.name == "sentence_embedding" && t.shape.size() == 2; })) {
+    return ModelKind::kPooledEmbedding;
+  }
+  if (find([](const OnnxTensor& t) { return t.shape.size() == 3; })) return ModelKind::kEmbedding;
+  if (find([](const OnnxTensor& t) { return t.name == "logits" && t.shape.size() == 2; })) return ModelKind::kReranker;
+  if (find([](const OnnxTensor& t) { return t.shape.size() == 2; })) return ModelKind::kPooledEmbedding;
+  std::string list;
+  for (const auto& o : onnx.outputs) list += " " + o.name + "(rank " + std::to_string(o.shape.size()) + ")";
+  throw Error(ErrorCode::kUnsupported, folder.onnx_file.string() +
+                                           ": neither an embedding model (float output of rank 2 or 3) nor a "
+                                           "cross-encoder (logits); outputs:" +
+                                           list);
+}
+
+std::size_t estimate_bytes(const ModelFolder& folder, const OnnxSummary& onnx) {
+  std::error_code ec;
+  const auto size_of = [&](const fs::path& file) -> std::size_t {
+    const auto n = fs::file_size(file, ec);
+    return ec ? 0 : static_cast<std::size_t>(n);
+  };
+  std::size_t total = size_of(folder.onnx_file) + size_of(folder.tokenizer_file);
+  for (const auto& data : onnx.external_data) total += size_of(folder.onnx_file.parent_path() / data);
+  return total;
+}
+
+}  // namespace sieve::registry

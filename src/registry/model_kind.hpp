@@ -1,0 +1,44 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "registry/model_folder.hpp"
+#include "sieve/registry.hpp"
+
+namespace sieve::registry {
+
+// A graph input or output as the ONNX file declares it; -1 marks a
+// dynamic axis. elem_type is ONNX's TensorProto.DataType (1 float, 7 int64).
+struct OnnxTensor {
+  std::string name;
+  int elem_type = 0;
+  std::vector<std::int64_t> shape;
+};
+
+// What the registry needs of an ONNX file without loading it into ONNX
+// Runtime: the graph's inputs and outputs and the external data files its
+// initializers name. Read straight from the protobuf wire format, seeking
+// over node and weight payloads, so it costs a few reads even for large files.
+struct OnnxSummary {
+  std::vector<OnnxTensor> inputs;
+  std::vector<OnnxTensor> outputs;
+  std::vector<std::filesystem::path> external_data;  // unique, relative to the ONNX file's folder
+};
+
+OnnxSummary read_onnx_summary(const std::filesystem::path& onnx_file);
+
+// The kind, from config.json "architectures" first (*ForSequenceClassification
+// is a cross-encoder) and then from the outputs: a rank-2 float output
+// "sentence_embedding" is a pooled embedding, a rank-3 float output token
+// states, a lone rank-2 "logits" a cross-encoder, any other rank-2 float
+// output a pooled embedding.
+ModelKind detect_kind(const ModelFolder& folder, const OnnxSummary& onnx);
+
+// Estimated memory of a loaded model in bytes: the ONNX file, its external
+// data and tokenizer.json, by file size (see RegistryOptions::memory_budget).
+std::size_t estimate_bytes(const ModelFolder& folder, const OnnxSummary& onnx);
+
+}  // namespace sieve::registry

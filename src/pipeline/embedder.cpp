@@ -3,6 +3,7 @@
 
 #include "logging.hpp"
 #include "pipeline/batching.hpp"
+#include "pipeline/model_inputs.hpp"
 #include "pipeline/pooling.hpp"
 #include "registry/model_folder.hpp"
 #include "runtime/environment.hpp"
@@ -13,27 +14,13 @@
 namespace sieve {
 namespace {
 
+using pipeline::shape_text;
+using pipeline::type_name;
+
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-const char* type_name(runtime::ElementType t) {
-  switch (t) {
-    case runtime::ElementType::kFloat32: return "float32";
-    case runtime::ElementType::kFloat16: return "float16";
-    case runtime::ElementType::kInt64: return "int64";
-    case runtime::ElementType::kInt32: return "int32";
-    case runtime::ElementType::kOther: return "other";
-  }
-  return "other";
-}
-
-std::string shape_text(const std::vector<std::int64_t>& shape) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
-  return out + "]";
 }
 
 // Picks the output to read: an already pooled sentence embedding when the
@@ -120,40 +107,17 @@ Embedder Embedder::load(const std::filesystem::path& folder_path, const Embedder
   const auto& f = impl->folder;
   const auto& onnx = f.onnx_file;
 
-  // Inputs: ids and mask are required, token types optional, nothing else.
-  bool have_ids = false;
-  bool have_mask = false;
-  const auto& inputs = impl->session.inputs();
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const auto& in = inputs[i];
-    if (in.name != "input_ids" && in.name != "attention_mask" && in.name != "token_type_ids") {
-      throw Error(ErrorCode::kUnsupported, onnx.string() + ": unexpected model input \"" + in.name +
-                                               "\" (expected input_ids, attention_mask, token_type_ids)");
-    }
-    if (in.type != runtime::ElementType::kInt64 || in.shape.size() != 2) {
-      throw Error(ErrorCode::kUnsupported, onnx.string() + ": input \"" + in.name + "\" is " + type_name(in.type) +
-                                               shape_text(in.shape) + ", expected int64 [batch, sequence]");
-    }
-    if (in.name == "input_ids") {
-      impl->input_ids = i;
-      have_ids = true;
-    } else if (in.name == "attention_mask") {
-      impl->attention_mask = i;
-      have_mask = true;
-    } else {
-      impl->token_type_ids = i;
-    }
-  }
-  if (!have_ids || !have_mask) {
-    throw Error(ErrorCode::kUnsupported, onnx.string() + ": the model needs inputs input_ids and attention_mask");
-  }
+  const pipeline::InputSlots slots = pipeline::find_encoder_inputs(impl->session.inputs(), onnx);
+  impl->input_ids = slots.input_ids;
+  impl->attention_mask = slots.attention_mask;
+  impl->token_type_ids = slots.token_type_ids;
   impl->output = choose_output(impl->session.outputs(), onnx);
   const auto& out = impl->session.outputs()[impl->output];
 
   ModelInfo& info = impl->info;
   info.folder = f.root;
   info.onnx_file = onnx;
-  for (const auto& in : inputs) info.inputs.push_back({in.name, type_name(in.type), in.shape});
+  for (const auto& in : impl->session.inputs()) info.inputs.push_back({in.name, type_name(in.type), in.shape});
   for (const auto& o : impl->session.outputs()) info.outputs.push_back({o.name, type_name(o.type), o.shape});
   info.output = out.name;
   info.pooled_by_model = out.shape.size() == 2;

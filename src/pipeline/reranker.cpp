@@ -40,16 +40,9 @@ std::optional<ScoreActivation> activation_from_class(std::string_view path) {
 
 HeadConfig read_head_config(const fs::path& file) {
   HeadConfig head;
-  if (!fs::exists(file)) return head;
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw Error(ErrorCode::kNotFound, file.string() + ": cannot open");
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw Error(ErrorCode::kParse, file.string() + ": invalid JSON at byte " + std::to_string(e.byte));
-  }
-  if (!doc.is_object()) throw Error(ErrorCode::kParse, file.string() + ": expected a JSON object");
+  const std::optional<nlohmann::json> config = registry::read_json_file(file);
+  if (!config) return head;
+  const nlohmann::json& doc = *config;
   if (auto it = doc.find("architectures"); it != doc.end() && it->is_array()) {
     for (const auto& a : *it) {
       if (a.is_string()) head.architectures.push_back(a.get<std::string>());

@@ -12,25 +12,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Reads an optional JSON file of the folder; absent means not given.
-std::optional<nlohmann::json> read_json(const fs::path& file,
-                                        nlohmann::json::value_t expected = nlohmann::json::value_t::object) {
-  if (!fs::exists(file)) return std::nullopt;
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw Error(ErrorCode::kNotFound, file.string() + ": cannot open");
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw Error(ErrorCode::kParse, file.string() + ": invalid JSON at byte " + std::to_string(e.byte));
-  }
-  if (doc.type() != expected) {
-    throw Error(ErrorCode::kParse, file.string() + ": expected a JSON " +
-                                       (expected == nlohmann::json::value_t::array ? "array" : "object"));
-  }
-  return doc;
-}
-
 std::optional<std::size_t> positive_int(const nlohmann::json& doc, const char* key, const fs::path& file) {
   const auto it = doc.find(key);
   if (it == doc.end() || it->is_null()) return std::nullopt;
@@ -48,7 +29,7 @@ bool flag(const nlohmann::json& doc, const char* key, const fs::path& file) {
 }
 
 Pooling read_pooling(const fs::path& file, bool& include_prompt) {
-  const auto doc = read_json(file);
+  const auto doc = read_json_file(file);
   if (!doc)
     throw Error(ErrorCode::kNotFound, file.string() + ": pooling configuration named in modules.json is missing");
   // sentence-transformers' Pooling defaults include_prompt to true.
@@ -79,7 +60,7 @@ std::optional<std::string> optional_string(const nlohmann::json& doc, const char
 
 // The prompts sentence-transformers' encode(prompt_name=...) looks up.
 void read_prompts(const fs::path& file, ModelFolder& folder) {
-  const auto doc = read_json(file);
+  const auto doc = read_json_file(file);
   if (!doc) return;
   if (auto it = doc->find("prompts"); it != doc->end() && !it->is_null()) {
     if (!it->is_object()) throw Error(ErrorCode::kParse, file.string() + ": /prompts: expected an object");
@@ -105,6 +86,23 @@ void read_prompts(const fs::path& file, ModelFolder& folder) {
 
 }  // namespace
 
+std::optional<nlohmann::json> read_json_file(const std::filesystem::path& file, nlohmann::json::value_t expected) {
+  if (!fs::exists(file)) return std::nullopt;
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw Error(ErrorCode::kNotFound, file.string() + ": cannot open");
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw Error(ErrorCode::kParse, file.string() + ": invalid JSON at byte " + std::to_string(e.byte));
+  }
+  if (doc.type() != expected) {
+    throw Error(ErrorCode::kParse, file.string() + ": expected a JSON " +
+                                       (expected == nlohmann::json::value_t::array ? "array" : "object"));
+  }
+  return doc;
+}
+
 ModelFolder read_model_folder(const fs::path& root) {
   if (!fs::is_directory(root)) throw Error(ErrorCode::kNotFound, root.string() + ": model folder not found");
   ModelFolder folder;
@@ -125,7 +123,7 @@ ModelFolder read_model_folder(const fs::path& root) {
   }
 
   const fs::path modules_file = root / "modules.json";
-  if (const auto modules_doc = read_json(modules_file, nlohmann::json::value_t::array)) {
+  if (const auto modules_doc = read_json_file(modules_file, nlohmann::json::value_t::array)) {
     const auto& modules = *modules_doc;
     folder.has_sentence_transformers_files = true;
     for (std::size_t i = 0; i < modules.size(); ++i) {
@@ -146,10 +144,10 @@ ModelFolder read_model_folder(const fs::path& root) {
     folder.pooling = read_pooling(root / "1_Pooling/config.json", folder.pooling_include_prompt);
   }
 
-  if (const auto st = read_json(root / "sentence_bert_config.json")) {
+  if (const auto st = read_json_file(root / "sentence_bert_config.json")) {
     folder.max_seq_length = positive_int(*st, "max_seq_length", root / "sentence_bert_config.json");
   }
-  if (const auto tc = read_json(root / "tokenizer_config.json")) {
+  if (const auto tc = read_json_file(root / "tokenizer_config.json")) {
     const auto it = tc->find("model_max_length");
     // Tokenizers without a limit store a huge sentinel (1e30) here.
     if (it != tc->end() && it->is_number_integer() && it->get<std::int64_t>() > 0 &&
@@ -157,7 +155,7 @@ ModelFolder read_model_folder(const fs::path& root) {
       folder.model_max_length = static_cast<std::size_t>(it->get<std::int64_t>());
     }
   }
-  if (const auto config = read_json(root / "config.json")) {
+  if (const auto config = read_json_file(root / "config.json")) {
     folder.max_position_embeddings = positive_int(*config, "max_position_embeddings", root / "config.json");
     folder.hidden_size = positive_int(*config, "hidden_size", root / "config.json");
     if (auto arch = config->find("architectures"); arch != config->end() && arch->is_array()) {

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -36,5 +38,10 @@ struct ModelFolder {
 };
 
 ModelFolder read_model_folder(const std::filesystem::path& root);
+
+// Reads an optional JSON file of a model folder (absent: nullopt); a file
+// that is not JSON of the expected type is an error naming it.
+std::optional<nlohmann::json> read_json_file(const std::filesystem::path& file,
+                                             nlohmann::json::value_t expected = nlohmann::json::value_t::object);
 
 }  // namespace sieve::registry

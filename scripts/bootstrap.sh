@@ -17,7 +17,7 @@ packages=(
   python3 python3-venv
   nlohmann-json3-dev libutf8proc-dev libpcre2-dev libcli11-dev libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev
-  clang clang-format clang-tidy
+  clang clang-format clang-tidy libclang-rt-14-dev
   maven default-jdk-headless
 )
 # Go fetches the ONNX Runtime C API header as a Go module; any Go will do.

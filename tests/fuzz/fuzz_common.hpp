@@ -184,7 +184,10 @@ inline void check_encoding(const Tokenizer& tokenizer, const Encoding& e, const 
           std::to_string(id));
   }
   const bool padded_to_fixed = s.padding && s.padding->fixed_length;
-  if (s.truncation && !s.padding) {
+  // With max_length 0, Hugging Face's truncation moves the whole encoding
+  // into one overflowing entry, which is as long as the input.
+  const bool whole_overflow = is_overflow && s.truncation && s.truncation->max_length == 0;
+  if (s.truncation && !s.padding && !whole_overflow) {
     const std::size_t specials = s.add_special_tokens ? tokenizer.num_special_tokens_to_add(s.pair) : 0;
     const std::size_t limit = s.truncation->max_length < specials ? specials : s.truncation->max_length;
     check(n <= limit, "truncated encoding longer than max_length", std::to_string(n) + " > " + std::to_string(limit));

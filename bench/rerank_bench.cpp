@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
   int threads = 0;
   double min_seconds = 2;
   std::size_t min_reps = 10;
+  std::vector<std::string> providers;
   app.add_option("--model", model, "Cross-encoder model folder")->required();
   app.add_option("--query", query, "The query")->required();
   app.add_option("--documents", documents_files, "Files of candidate documents, one per line; one set per file")
@@ -54,6 +55,7 @@ int main(int argc, char** argv) {
   app.add_option("--threads", threads, "Intra-op threads (0: physical cores)");
   app.add_option("--min-seconds", min_seconds, "Minimum measuring time per document set");
   app.add_option("--min-reps", min_reps, "Minimum timed calls per document set");
+  app.add_option("--provider", providers, "Execution provider, in order (as sieve rerank --provider); strict");
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -61,9 +63,13 @@ int main(int argc, char** argv) {
     sieve::RerankerOptions options;
     options.runtime.intra_op_threads = threads;
     options.batch_size = batch_size;
+    // A benchmark must measure the provider it names, never a silent CPU fallback.
+    options.runtime.strict_providers = !providers.empty();
+    for (const auto& p : providers) options.runtime.providers.push_back(sieve::parse_provider_spec(p));
     const auto reranker = sieve::Reranker::load(model, options);
     nlohmann::json report;
     report["threads"] = reranker.info().intra_op_threads;
+    report["providers"] = reranker.info().providers;
     report["onnxruntime_version"] = reranker.info().onnxruntime_version;
     report["max_length"] = reranker.info().max_length;
     report["batch_size"] = batch_size;

@@ -46,12 +46,14 @@ int main(int argc, char** argv) {
   int threads = 0;
   double min_seconds = 3;
   bool memory_pattern = false;
+  std::vector<std::string> providers;
   app.add_option("--model", model, "Model folder")->required();
   app.add_option("--sentences", sentences_file, "One sentence per line")->required();
   app.add_option("--batch-sizes", batch_sizes, "Batch sizes")->delimiter(',');
   app.add_option("--threads", threads, "Intra-op threads (0: physical cores)");
   app.add_option("--min-seconds", min_seconds, "Minimum measuring time per configuration");
   app.add_flag("--memory-pattern", memory_pattern, "Enable ORT memory patterns (off by default in Sieve)");
+  app.add_option("--provider", providers, "Execution provider, in order (as sieve embed --provider); strict");
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -64,9 +66,13 @@ int main(int argc, char** argv) {
     sieve::EmbedderOptions options;
     options.runtime.intra_op_threads = threads;
     options.runtime.memory_pattern = memory_pattern;
+    // A benchmark must measure the provider it names, never a silent CPU fallback.
+    options.runtime.strict_providers = !providers.empty();
+    for (const auto& p : providers) options.runtime.providers.push_back(sieve::parse_provider_spec(p));
     const auto tokenizer_owner = sieve::Embedder::load(model, options);
     const auto& info = tokenizer_owner.info();
     report["threads"] = info.intra_op_threads;
+    report["providers"] = info.providers;
     report["onnxruntime_version"] = info.onnxruntime_version;
     report["max_length"] = info.max_length;
 

@@ -22,6 +22,9 @@ packages=(
 )
 # Go fetches the ONNX Runtime C API header as a Go module; any Go will do.
 command -v go >/dev/null || packages+=(golang-go)
+# npm fetches the Unicode data packages (@unicode/unicode-X); any npm and node will do.
+command -v npm >/dev/null || packages+=(npm)
+command -v node >/dev/null || packages+=(nodejs)
 # Word lists, dictionaries and the Unicode Character Database for the test corpus
 # and the Unicode age table.
 # (read as text: python3 itself may not be installed yet)
@@ -40,6 +43,9 @@ if ! command -v go >/dev/null && [[ -x /usr/local/go/bin/go ]]; then export PATH
 
 # --- ONNX Runtime ---------------------------------------------------------
 bash scripts/fetch_onnxruntime.sh
+
+# --- Unicode data of Hugging Face's versions (tables generated at build time)
+bash scripts/fetch_unicode_data.sh
 
 # --- Python virtual environment ------------------------------------------
 if [[ ! -x .venv/bin/python ]]; then

@@ -7,3 +7,7 @@ ORT_VERSION=1.29.0
 # API versions, so this header works with ORT_VERSION.
 ORT_HEADER_GO_MODULE=github.com/yalue/onnxruntime_go
 ORT_HEADER_GO_MODULE_VERSION=v1.27.0
+# Unicode data (npm @unicode/unicode-X, Unicode version @ package version):
+# 14.0.0 is PCRE2 10.42's, 16.0.0 Oniguruma's and the Rust regex crate's,
+# 17.0.0 the Rust standard library's in the Hugging Face tokenizers we match.
+UNICODE_PACKAGES="14.0.0@2.0.7 16.0.0@2.0.7 17.0.0@2.1.0"

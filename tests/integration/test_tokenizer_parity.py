@@ -233,27 +233,7 @@ class Tally:
     compared: int = 0
     mismatched: int = 0
     refused: int = 0  # refused by both sides
-    newer_unicode: int = 0  # mismatched where the text has characters Unicode 14 does not assign
     shown: list[str] = field(default_factory=list)
-
-
-def _has_character_newer_than_unicode_14(item) -> bool:
-    """Sieve's regular expressions (PCRE2 10.42) and character tables know
-    Unicode 14 (as this Python's unicodedata does); Hugging Face's Rust crates
-    know Unicode 16. Letters assigned since (CJK extension I, new scripts,
-    new emoji) are classified differently by the two, so a line that holds one
-    may legitimately differ. Such lines are counted and reported apart; every
-    other line must match exactly."""
-    texts = item if isinstance(item, tuple) else (item,)
-    for text in texts:
-        for c in text:
-            if ord(c) > 0x7F and unicodedata.category(c) == "Cn" and not _noncharacter(ord(c)):
-                return True
-    return False
-
-
-def _noncharacter(cp: int) -> bool:
-    return 0xFDD0 <= cp <= 0xFDEF or (cp & 0xFFFE) == 0xFFFE
 
 
 def _dump(value) -> str:
@@ -286,9 +266,6 @@ def compare(tally: Tally, group: str, inputs: list, numbers: list[int], refs: li
             diff = next((f for f in FIELDS if _field(ref, f) != _sieve_field(got, f)), None)
             if diff is None:
                 continue
-        if _has_character_newer_than_unicode_14(item):
-            tally.newer_unicode += 1
-            continue
         tally.mismatched += 1
         if len(tally.shown) < SHOWN_MISMATCHES:
             tally.shown.append(_describe(group, item, number, ref, got, diff))
@@ -384,8 +361,6 @@ def test_matches_hugging_face(subject, mode, texts, trained_tokenizers):
     notes = [f"{texts.invalid} not UTF-8 skipped"] if texts.invalid else []
     if tally.refused:
         notes.append(f"{tally.refused} refused by both")
-    if tally.newer_unicode:
-        notes.append(f"{tally.newer_unicode} differing only on characters newer than Unicode 14")
     if notes:
         summary += "; " + ", ".join(notes)
     print(f"\n{summary}")
@@ -432,6 +407,82 @@ def test_every_code_point_matches_hugging_face(name, tmp_path):
     print(f"\n{summary}")
     record_parity(summary)
     assert not mismatched, [hex(ord(texts[i][1])) for i in mismatched[:20]]
+
+
+# Every code point Unicode assigns (through 17.0's planes) and the private and
+# special-purpose ones, in lines of 256; line ends left out.
+def _all_code_point_lines() -> list[str]:
+    points = [cp for cp in list(range(0x20, 0x323B0)) + list(range(0xE0000, 0xE01F0)) + list(range(0xF0000, 0xF0100))
+              if not (0xD800 <= cp <= 0xDFFF) and cp not in (0x0A, 0x0D)]
+    return ["".join(chr(cp) for cp in points[i:i + 256]) for i in range(0, len(points), 256)]
+
+
+# The patterns' properties as Oniguruma (Unicode 16) knows them, in and out of
+# character classes, negated both ways, by short and long names.
+REGEX_PROPERTIES = [r"\p{L}", r"\p{Lu}", r"\p{Ll}", r"\p{Lt}", r"\p{Lm}", r"\p{Lo}", r"\p{M}", r"\p{Mn}", r"\p{Mc}",
+                    r"\p{N}", r"\p{Nd}", r"\p{Nl}", r"\p{No}", r"\p{P}", r"\p{Po}", r"\p{S}", r"\p{Sm}", r"\p{So}",
+                    r"\p{Z}", r"\p{Cf}", r"\p{Cn}", r"\p{Letter}", r"\w", r"\W", r"\d", r"\D", r"\s", r"\S",
+                    r"\P{L}", r"\p{^N}", r"[^\s\p{L}\p{N}]", r"[\w\p{P}]", r"[^\w]", r"[\P{L}\d]", r"[\p{Mn}x]"]
+
+
+def _unk_only_tokenizer(pre_tokenizer, normalizer=None):
+    from tokenizers import models
+    tokenizer = Tokenizer(models.WordLevel({"[UNK]": 0}, unk_token="[UNK]"))
+    tokenizer.pre_tokenizer = pre_tokenizer
+    if normalizer is not None:
+        tokenizer.normalizer = normalizer
+    return tokenizer
+
+
+def _compare_every_code_point(label: str, tokenizer: Tokenizer, tmp_path, field: str) -> None:
+    path = tmp_path / "tokenizer.json"
+    tokenizer.save(str(path))
+    lines = _all_code_point_lines()
+    reference = tokenizer.encode_batch(lines)
+    result = run_sieve("tokenize", "--tokenizer", str(path), "--offsets", "--threads", THREADS,
+                       input=("\n".join(lines) + "\n").encode("utf-8"))
+    outputs = stdout_lines(result.stdout)
+    assert len(outputs) == len(lines)
+    mismatched = []
+    for i, (line, ref) in enumerate(zip(outputs, reference)):
+        got = json.loads(line)
+        want = [list(o) for o in ref.offsets] if field == "offsets" else ref.ids
+        if [list(o) for o in got[field]] != want if field == "offsets" else got[field] != want:
+            mismatched.append(i)
+    summary = f"{label} every-code-point: {len(lines)} lines compared, {len(mismatched)} mismatched"
+    print(f"\n{summary}")
+    record_parity(summary)
+    assert not mismatched, lines[mismatched[0]][:40]
+
+
+@pytest.mark.parametrize("pattern", REGEX_PROPERTIES)
+def test_regex_properties_match_oniguruma_on_every_code_point(pattern, tmp_path):
+    """Split (isolated) by one property: token offsets show exactly which code
+    points the pattern matched, so PCRE2's rewritten pattern must match the
+    same set as Hugging Face's Oniguruma."""
+    from tokenizers import Regex, pre_tokenizers
+    tokenizer = _unk_only_tokenizer(pre_tokenizers.Split(Regex(pattern), behavior="isolated"))
+    _compare_every_code_point(f"regex {pattern}", tokenizer, tmp_path, "offsets")
+
+
+@pytest.mark.parametrize("component", ["Digits", "Whitespace", "Lowercase"])
+def test_rust_char_methods_match_on_every_code_point(component, tmp_path):
+    """Rust's char::is_numeric (Digits), the regex crate's \\w (Whitespace) and
+    char::to_lowercase (Lowercase, seen through a vocabulary of every character)."""
+    from tokenizers import Regex, models, normalizers, pre_tokenizers
+    if component == "Digits":
+        tokenizer = _unk_only_tokenizer(pre_tokenizers.Digits(individual_digits=True))
+    elif component == "Whitespace":
+        tokenizer = _unk_only_tokenizer(pre_tokenizers.Whitespace())
+    else:
+        vocab = {"[UNK]": 0}
+        for cp in range(0x20, 0x323B0):
+            if not (0xD800 <= cp <= 0xDFFF):
+                vocab.setdefault(chr(cp), len(vocab))
+        tokenizer = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+        tokenizer.normalizer = normalizers.Lowercase()
+        tokenizer.pre_tokenizer = pre_tokenizers.Split(Regex("."), behavior="isolated")
+    _compare_every_code_point(component, tokenizer, tmp_path, "offsets" if component != "Lowercase" else "ids")
 
 
 # ---------------------------------------------------------------- invalid UTF-8

@@ -226,7 +226,7 @@ class ConfiguredFolder {
     dir_ = fs::temp_directory_path() / ("sieve-reranker-test-" + std::to_string(rd()));
     fs::create_directories(dir_);
     for (const char* name : {"model.onnx", "tokenizer.json", "tokenizer_config.json"}) {
-      fs::create_symlink(model / name, dir_ / name);
+      fs::create_symlink(fs::absolute(model / name), dir_ / name);
     }
     std::ofstream(dir_ / "config.json") << config.dump();
   }

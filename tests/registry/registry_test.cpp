@@ -45,7 +45,7 @@ class ModelsRoot : public ::testing::Test {
       if (entry.is_directory()) {
         link_tree(entry.path(), to / entry.path().filename());
       } else {
-        fs::create_symlink(entry.path(), to / entry.path().filename());
+        fs::create_symlink(fs::absolute(entry.path()), to / entry.path().filename());
       }
     }
   }

@@ -4,6 +4,7 @@
 #include <pcre2.h>
 
 #include "sieve/error.hpp"
+#include "tokenizer/core/onig_pattern.hpp"
 
 namespace sieve::tokenizer {
 namespace {
@@ -28,52 +29,6 @@ pcre2_match_data* thread_match_data() {
   return data.get();
 }
 
-// Oniguruma's \s with Unicode is the White_Space property; PCRE2's, with
-// UCP, also takes U+180E (a space until Unicode 6.3). Patterns are rewritten
-// to spell out Oniguruma's set, so GPT-2's pattern splits as Hugging Face's does.
-constexpr std::string_view kOnigSpaces =
-    "\\t\\n\\x{0B}\\f\\r \\x{85}\\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}";
-
-std::string with_onig_spaces(std::string_view pattern) {
-  std::string out;
-  out.reserve(pattern.size());
-  bool in_class = false;
-  for (std::size_t i = 0; i < pattern.size(); ++i) {
-    const char c = pattern[i];
-    if (c == '\\' && i + 1 < pattern.size()) {
-      const char next = pattern[i + 1];
-      if (next == 's') {
-        out += in_class ? std::string(kOnigSpaces) : "[" + std::string(kOnigSpaces) + "]";
-      } else if (next == 'S' && !in_class) {
-        out += "[^" + std::string(kOnigSpaces) + "]";
-      } else if (next == 'Q') {
-        // Quoted text runs to \E unchanged.
-        const std::size_t end = pattern.find("\\E", i + 2);
-        const std::size_t stop = end == std::string_view::npos ? pattern.size() : end + 2;
-        out.append(pattern.substr(i, stop - i));
-        i = stop - 1;
-        continue;
-      } else {
-        out.push_back(c);
-        out.push_back(next);
-      }
-      ++i;
-      continue;
-    }
-    if (c == '[' && !in_class) {
-      in_class = true;
-      out.push_back(c);
-      // A ']' right after '[' or '[^' is a member, not the end.
-      if (i + 1 < pattern.size() && pattern[i + 1] == '^') out.push_back(pattern[++i]);
-      if (i + 1 < pattern.size() && pattern[i + 1] == ']') out.push_back(pattern[++i]);
-      continue;
-    }
-    if (c == ']' && in_class) in_class = false;
-    out.push_back(c);
-  }
-  return out;
-}
-
 }  // namespace
 
 struct Regex::Compiled {
@@ -86,7 +41,7 @@ Regex::Regex(std::string_view pattern) : pattern_(pattern), compiled_(std::make_
   PCRE2_SIZE offset = 0;
   // Inputs are validated once before tokenization; PCRE2 need not check again.
   const std::uint32_t options = PCRE2_UTF | PCRE2_UCP | PCRE2_NO_UTF_CHECK;
-  const std::string translated = with_onig_spaces(pattern);
+  const std::string translated = to_pcre2_pattern(pattern);
   compiled_->code.reset(pcre2_compile(reinterpret_cast<PCRE2_SPTR>(translated.data()), translated.size(), options,
                                       &error, &offset, nullptr));
   if (!compiled_->code) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <iterator>
 
 namespace sieve::tokenizer::unicode {
 namespace {
@@ -13,8 +14,28 @@ struct CodeRange {
   char32_t last;
 };
 
+struct CaseMapping {
+  char32_t from;
+  char32_t to;
+};
+struct MultiCaseMapping {
+  char32_t from;
+  char32_t to[3];
+  int count;
+};
+
 // Generated at build time from DerivedAge.txt by tools/gen_unicode_age.py.
 #include "unicode_age_after_8.inc"
+// Generated at build time from the Unicode data by tools/gen_unicode_tables.py:
+// kRegexWord, kRustNumeric, kRustLowercase, kRustLowercaseMulti.
+#include "unicode_rust_tables.inc"
+
+template <std::size_t N>
+bool in_ranges(const CodeRange (&ranges)[N], char32_t cp) noexcept {
+  const auto* it = std::upper_bound(std::begin(ranges), std::end(ranges), cp,
+                                    [](char32_t c, const CodeRange& r) { return c < r.first; });
+  return it != std::begin(ranges) && cp <= (it - 1)->last;
+}
 
 utf8proc_category_t category_v8(char32_t cp) noexcept {
   // Category changes between Unicode 8.0 and the utf8proc tables; found by
@@ -171,10 +192,12 @@ bool is_word_char(char32_t cp) noexcept {
   if (cp < 0x80) {
     return (cp >= '0' && cp <= '9') || (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z') || cp == '_';
   }
-  if (cp == 0x200C || cp == 0x200D) return true;  // Join_Control
-  const auto cat = utf8proc_category(static_cast<utf8proc_int32_t>(cp));
-  return (cat >= UTF8PROC_CATEGORY_LU && cat <= UTF8PROC_CATEGORY_ND) || cat == UTF8PROC_CATEGORY_NL ||
-         cat == UTF8PROC_CATEGORY_PC;
+  return in_ranges(kRegexWord, cp);
+}
+
+bool is_numeric(char32_t cp) noexcept {
+  if (cp < 0x80) return cp >= '0' && cp <= '9';
+  return in_ranges(kRustNumeric, cp);
 }
 
 int to_lowercase(char32_t cp, char32_t out[3]) noexcept {
@@ -182,13 +205,15 @@ int to_lowercase(char32_t cp, char32_t out[3]) noexcept {
     out[0] = (cp >= 'A' && cp <= 'Z') ? cp + 32 : cp;
     return 1;
   }
-  // The one unconditional multi-character lowercase mapping of SpecialCasing.txt.
-  if (cp == 0x130) {
-    out[0] = 'i';
-    out[1] = 0x307;
-    return 2;
+  for (const auto& multi : kRustLowercaseMulti) {
+    if (multi.from == cp) {
+      std::copy(multi.to, multi.to + multi.count, out);
+      return multi.count;
+    }
   }
-  out[0] = static_cast<char32_t>(utf8proc_tolower(static_cast<utf8proc_int32_t>(cp)));
+  const auto* it = std::lower_bound(std::begin(kRustLowercase), std::end(kRustLowercase), cp,
+                                    [](const CaseMapping& m, char32_t c) { return m.from < c; });
+  out[0] = (it != std::end(kRustLowercase) && it->from == cp) ? it->to : cp;
   return 1;
 }
 

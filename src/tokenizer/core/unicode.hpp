@@ -7,14 +7,17 @@
 
 // Character properties exactly as Hugging Face `tokenizers` sees them.
 //
-// Hugging Face takes general categories from the `unicode_categories` crate,
-// whose tables are Unicode 8.0, while its whitespace and case mappings come
-// from Rust's standard library (current Unicode). utf8proc gives us current
-// Unicode; to reproduce the 8.0 view we treat characters assigned after 8.0
-// (from the Unicode Character Database's DerivedAge.txt, turned into a table
-// at build time) as unassigned, and patch the five characters whose category
-// changed since. tests/integration/test_unicode_parity.py checks every code
-// point against Hugging Face.
+// Hugging Face mixes Unicode versions, and so must we: general categories
+// come from the `unicode_categories` crate, whose tables are Unicode 8.0;
+// case mappings and char::is_numeric from Rust's standard library (17.0);
+// the Whitespace pre-tokenizer's \w from the regex crate (16.0); regular
+// expressions from Oniguruma (16.0, see onig_pattern.hpp). utf8proc gives
+// 15.0: to reproduce the 8.0 view we treat characters assigned after 8.0
+// (DerivedAge.txt, turned into a table at build time) as unassigned and patch
+// the five characters whose category changed since; the 16.0 and 17.0 tables
+// are generated from the @unicode npm packages (tools/gen_unicode_tables.py).
+// tests/integration/test_tokenizer_parity.py checks every code point against
+// Hugging Face.
 namespace sieve::tokenizer::unicode {
 
 constexpr char32_t kReplacementChar = 0xFFFD;
@@ -44,9 +47,10 @@ bool is_bert_control(char32_t cp) noexcept;      // Cc/Cf/Cn/Co/Cs of Unicode 8.
 bool is_bert_punctuation(char32_t cp) noexcept;  // ASCII punctuation or P* of Unicode 8.0
 bool is_chinese_char(char32_t cp) noexcept;      // the CJK blocks BERT isolates
 bool is_nonspacing_mark(char32_t cp) noexcept;   // Mn of Unicode 8.0
-bool is_word_char(char32_t cp) noexcept;         // regex \w
+bool is_word_char(char32_t cp) noexcept;         // the Rust regex crate's \w (Unicode 16)
+bool is_numeric(char32_t cp) noexcept;           // Rust char::is_numeric (Unicode 17)
 
-// Full lowercase mapping of one character, as Rust's char::to_lowercase.
+// Full lowercase mapping of one character, as Rust's char::to_lowercase (Unicode 17).
 // Writes up to 3 code points; returns how many.
 int to_lowercase(char32_t cp, char32_t out[3]) noexcept;
 

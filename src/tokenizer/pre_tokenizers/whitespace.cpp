@@ -8,19 +8,9 @@ namespace {
 
 enum class CharClass { kSpace, kWord, kOther };
 
-// Rust's regex \w is Alphabetic, M, Nd, Pc and Join_Control. Beyond what
-// unicode::is_word_char covers, Alphabetic holds the symbols (So) with
-// Other_Alphabetic of PropList.txt: the circled and squared Latin letters.
-// Found by comparing every code point with Hugging Face.
-bool is_regex_word_char(char32_t cp) {
-  if (unicode::is_word_char(cp)) return true;
-  return (cp >= 0x24B6 && cp <= 0x24E9) || (cp >= 0x1F130 && cp <= 0x1F149) || (cp >= 0x1F150 && cp <= 0x1F169) ||
-         (cp >= 0x1F170 && cp <= 0x1F189);
-}
-
 CharClass classify(char32_t cp) {
   if (unicode::is_whitespace(cp)) return CharClass::kSpace;
-  return is_regex_word_char(cp) ? CharClass::kWord : CharClass::kOther;
+  return unicode::is_word_char(cp) ? CharClass::kWord : CharClass::kOther;
 }
 
 }  // namespace

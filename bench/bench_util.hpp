@@ -4,10 +4,26 @@
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
+#include <string>
 #include <vector>
 
-// Timing helpers shared by the benchmark programs.
+#include "sieve/error.hpp"
+
+// Helpers shared by the benchmark programs: input files and timing.
 namespace sieve::bench {
+
+// The non-empty lines of a text file.
+inline std::vector<std::string> read_lines(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw sieve::Error(sieve::ErrorCode::kNotFound, path + ": cannot open");
+  std::vector<std::string> lines;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty()) lines.push_back(line);
+  }
+  return lines;
+}
 
 using Clock = std::chrono::steady_clock;
 

@@ -20,21 +20,11 @@
 namespace {
 
 using sieve::bench::Clock;
+using sieve::bench::read_lines;
 using sieve::bench::median;
 using sieve::bench::percentile;
 using sieve::bench::rates;
 using sieve::bench::since;
-
-std::vector<std::string> read_lines(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw sieve::Error(sieve::ErrorCode::kNotFound, path + ": cannot open");
-  std::vector<std::string> lines;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty()) lines.push_back(line);
-  }
-  return lines;
-}
 
 }  // namespace
 

@@ -22,6 +22,10 @@ enum class ModelKind {
 };
 const char* to_string(ModelKind kind) noexcept;
 
+// The kind of the model in `folder`, read from its files without loading it.
+// Throws sieve::Error when the folder is not a model folder.
+ModelKind detect_model_kind(const std::filesystem::path& folder);
+
 struct RegistryOptions {
   // Upper bound, in bytes, on the estimated memory of the loaded models; 0:
   // no bound. A model's estimate is the size of its ONNX file plus its

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <iostream>
+#include <optional>
 
 #include "cli/commands.hpp"
 #include "sieve/error.hpp"
 #include "sieve/registry.hpp"
+#include "sieve/reranker.hpp"
 
 namespace sieve::cli {
 namespace {
@@ -98,10 +100,20 @@ int run_registry_info(const InfoArgs& args) {
 int run_info(const InfoArgs& args) {
   if (!args.models_root.empty()) return run_registry_info(args);
   if (args.model.model.empty()) throw Error(ErrorCode::kInvalidArgument, "info needs --model DIR or --models ROOT");
-  EmbedderOptions options;
-  options.runtime = to_runtime_options(args.model);
-  const Embedder embedder = Embedder::load(args.model.model, options);
-  const ModelInfo& info = embedder.info();
+  const bool reranker = detect_model_kind(args.model.model) == ModelKind::kReranker;
+  std::optional<Embedder> embedder;
+  std::optional<Reranker> cross_encoder;
+  if (reranker) {
+    RerankerOptions options;
+    options.runtime = to_runtime_options(args.model);
+    cross_encoder.emplace(Reranker::load(args.model.model, options));
+  } else {
+    EmbedderOptions options;
+    options.runtime = to_runtime_options(args.model);
+    embedder.emplace(Embedder::load(args.model.model, options));
+  }
+  const ModelInfo& info = reranker ? cross_encoder->info() : embedder->info();
+  const std::size_t vocab_size = reranker ? cross_encoder->tokenizer().vocab_size() : embedder->tokenizer().vocab_size();
   if (args.json) {
     nlohmann::json doc;
     doc["folder"] = info.folder.string();
@@ -109,15 +121,21 @@ int run_info(const InfoArgs& args) {
     for (const auto& t : info.inputs) doc["inputs"].push_back({{"name", t.name}, {"type", t.type}, {"shape", t.shape}});
     for (const auto& t : info.outputs)
       doc["outputs"].push_back({{"name", t.name}, {"type", t.type}, {"shape", t.shape}});
+    doc["kind"] = to_string(reranker ? ModelKind::kReranker : ModelKind::kEmbedding);
     doc["output"] = info.output;
-    doc["pooling"] = info.pooled_by_model ? "model" : to_string(info.pooling);
-    doc["normalize"] = info.normalize;
+    if (reranker) {
+      doc["labels"] = cross_encoder->num_labels();
+      doc["activation"] = to_string(cross_encoder->activation());
+    } else {
+      doc["pooling"] = info.pooled_by_model ? "model" : to_string(info.pooling);
+      doc["normalize"] = info.normalize;
+    }
     doc["max_length"] = info.max_length;
     doc["dimension"] = info.dimension;
     doc["providers"] = info.providers;
     doc["intra_op_threads"] = info.intra_op_threads;
     doc["onnxruntime_version"] = info.onnxruntime_version;
-    doc["vocab_size"] = embedder.tokenizer().vocab_size();
+    doc["vocab_size"] = vocab_size;
     std::cout << doc.dump(2) << '\n';
     return 0;
   }
@@ -128,11 +146,17 @@ int run_info(const InfoArgs& args) {
     std::cout << "output:      " << t.name << " " << t.type << shape_text(t.shape)
               << (t.name == info.output ? "  (used)" : "") << '\n';
   }
-  std::cout << "pooling:     " << (info.pooled_by_model ? "done by the model" : to_string(info.pooling)) << '\n'
-            << "normalize:   " << (info.normalize ? "yes (L2)" : "no") << '\n'
-            << "max length:  " << info.max_length << " tokens\n"
-            << "dimension:   " << info.dimension << '\n'
-            << "vocabulary:  " << embedder.tokenizer().vocab_size() << " tokens\n"
+  if (reranker) {
+    std::cout << "kind:        reranker (cross-encoder)\n"
+              << "labels:      " << cross_encoder->num_labels() << '\n'
+              << "activation:  " << to_string(cross_encoder->activation()) << '\n';
+  } else {
+    std::cout << "pooling:     " << (info.pooled_by_model ? "done by the model" : to_string(info.pooling)) << '\n'
+              << "normalize:   " << (info.normalize ? "yes (L2)" : "no") << '\n'
+              << "dimension:   " << info.dimension << '\n';
+  }
+  std::cout << "max length:  " << info.max_length << " tokens\n"
+            << "vocabulary:  " << vocab_size << " tokens\n"
             << "providers:   ";
   for (std::size_t i = 0; i < info.providers.size(); ++i) std::cout << (i ? ", " : "") << info.providers[i];
   std::cout << '\n'

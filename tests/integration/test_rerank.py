@@ -207,3 +207,20 @@ def test_errors(model, fixtures, tmp_path):
     result = run_sieve("rerank", "--model", str(model), "--query", "berlin " * 40, "--truncation", "only_second",
                        "--max-length", "32", input=b"d\n", check=False)
     assert result.returncode != 0 and b"line 1" in result.stderr, result.stderr
+
+
+def test_info_describes_a_cross_encoder_folder(fixtures):
+    """`sieve info --model` on a reranker folder reports it as one (labels and
+    activation from its config.json), not as an embedding model."""
+    multi = fixtures / "cross-encoder-tiny-3labels"
+    config = json.loads((multi / "config.json").read_text(encoding="utf-8"))
+    result = run_sieve("info", "--model", str(multi), "--json")
+    doc = json.loads(result.stdout)
+    assert doc["kind"] == "reranker"
+    assert doc["labels"] == len(config["id2label"]) == 3
+    assert doc["activation"] == "softmax"
+    assert doc["output"] == "logits"
+    assert "pooling" not in doc
+    text = run_sieve("info", "--model", str(fixtures / "cross-encoder-minilm-l6")).stdout.decode()
+    assert "kind:        reranker (cross-encoder)" in text
+    assert "labels:      1" in text

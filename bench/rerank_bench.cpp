@@ -20,8 +20,8 @@
 namespace {
 
 using sieve::bench::Clock;
-using sieve::bench::read_lines;
 using sieve::bench::percentile;
+using sieve::bench::read_lines;
 using sieve::bench::since;
 
 }  // namespace

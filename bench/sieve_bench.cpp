@@ -20,10 +20,10 @@
 namespace {
 
 using sieve::bench::Clock;
-using sieve::bench::read_lines;
 using sieve::bench::median;
 using sieve::bench::percentile;
 using sieve::bench::rates;
+using sieve::bench::read_lines;
 using sieve::bench::since;
 
 }  // namespace

@@ -113,7 +113,8 @@ int run_info(const InfoArgs& args) {
     embedder.emplace(Embedder::load(args.model.model, options));
   }
   const ModelInfo& info = reranker ? cross_encoder->info() : embedder->info();
-  const std::size_t vocab_size = reranker ? cross_encoder->tokenizer().vocab_size() : embedder->tokenizer().vocab_size();
+  const std::size_t vocab_size =
+      reranker ? cross_encoder->tokenizer().vocab_size() : embedder->tokenizer().vocab_size();
   if (args.json) {
     nlohmann::json doc;
     doc["folder"] = info.folder.string();

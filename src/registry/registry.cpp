@@ -90,7 +90,9 @@ void find_models(const fs::path& dir, const std::string& prefix, int depth, std:
 
 }  // namespace
 
-ModelKind detect_model_kind(const fs::path& folder) { return describe_folder(folder).kind; }
+ModelKind detect_model_kind(const fs::path& folder) {
+  return describe_folder(folder).kind;
+}
 
 struct ModelRegistry::Impl {
   struct Slot {

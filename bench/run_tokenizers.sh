@@ -38,9 +38,16 @@ done
 files="${files%,}}"
 echo "$files" > "$out/files.json"
 
-# Rounds of (Sieve, Hugging Face) per tokenizer, back to back: see tokenizer_report.py.
+# The Rust crate as a second peer, where cargo is installed (RUST_PEER=0 skips it).
+rust_peer=""
+if [[ "${RUST_PEER:-1}" != 0 ]] && command -v cargo >/dev/null; then
+  cargo build --quiet --release --manifest-path bench/rust_peer/Cargo.toml >&2
+  rust_peer=bench/rust_peer/target/release/sieve-tokenizer-rust-peer
+fi
+
+# Rounds of (Sieve, Hugging Face, its Rust crate) per tokenizer, back to back: see tokenizer_report.py.
 rounds="${ROUNDS:-3}"
-sieve_files=() peer_files=()
+sieve_files=() peer_files=() rust_files=()
 for ((r = 1; r <= rounds; r++)); do
   echo "round $r of $rounds ..." >&2
   for ((i = 0; i < ${#args[@]}; i += 2)); do
@@ -50,8 +57,12 @@ for ((r = 1; r <= rounds; r++)); do
     .venv/bin/python bench/tokenizer_peers.py "${one[@]}" --corpus "$out/corpus.txt" --min-seconds "$min_seconds" \
       > "$out/peers-$r-$i.json"
     sieve_files+=(--sieve "$out/sieve-$r-$i.json") peer_files+=(--peers "$out/peers-$r-$i.json")
+    if [[ -n "$rust_peer" ]]; then
+      "$rust_peer" "${one[@]}" --corpus "$out/corpus.txt" --min-seconds "$min_seconds" > "$out/rust-$r-$i.json"
+      rust_files+=(--rust "$out/rust-$r-$i.json")
+    fi
   done
 done
-.venv/bin/python bench/tokenizer_report.py "${sieve_files[@]}" "${peer_files[@]}" \
+.venv/bin/python bench/tokenizer_report.py "${sieve_files[@]}" "${peer_files[@]}" "${rust_files[@]}" \
   --files "$out/files.json" --notes bench/TOKENIZER_NOTES.md --out bench/RESULTS.md
 echo "wrote bench/RESULTS.md (raw results in $out)" >&2

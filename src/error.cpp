@@ -10,6 +10,8 @@ const char* to_string(ErrorCode code) noexcept {
     case ErrorCode::kParse: return "parse error";
     case ErrorCode::kUnsupported: return "unsupported";
     case ErrorCode::kRuntime: return "runtime error";
+    case ErrorCode::kOverloaded: return "overloaded";
+    case ErrorCode::kTimeout: return "timeout";
   }
   return "error";
 }

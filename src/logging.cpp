@@ -28,4 +28,14 @@ void set_log_level(std::string_view level) {
   logger().set_level(parsed);
 }
 
+void log_info(std::string_view message) {
+  logger().info("{}", message);
+}
+void log_warn(std::string_view message) {
+  logger().warn("{}", message);
+}
+void log_error(std::string_view message) {
+  logger().error("{}", message);
+}
+
 }  // namespace sieve

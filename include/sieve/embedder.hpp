@@ -90,6 +90,25 @@ struct EmbedTimings {
   std::size_t padded_tokens = 0;  // tokens fed to ORT, padding included
 };
 
+// Per-call choices of Embedder::encode(): what a server lets each request vary
+// without reloading the model.
+struct EncodeOptions {
+  // A prompt of the model folder's configuration, by name (as
+  // sentence-transformers' encode(prompt_name=...)); unset: the embedder's prompt.
+  std::optional<std::string> prompt_name;
+  // false: an input longer than max_length is an Error (kInvalidInput, with
+  // the input's index) instead of being cut.
+  bool truncate = true;
+  Direction truncation_direction = Direction::kRight;
+  std::size_t threads = 0;  // tokenizing threads; 0: one per core
+};
+
+// One tokenized input, ready for Embedder::run_batch().
+struct EncodedText {
+  Encoding encoding;
+  std::size_t prompt_tokens = 0;  // leading tokens left out of pooling (a prompt with include_prompt false)
+};
+
 // A sentence embedding model loaded from a model folder. embed() is const
 // and safe to call from many threads at once.
 class Embedder {
@@ -102,6 +121,19 @@ class Embedder {
 
   [[nodiscard]] Embeddings embed(std::span<const std::string_view> texts, EmbedTimings* timings = nullptr) const;
   [[nodiscard]] Embeddings embed(const std::vector<std::string>& texts, EmbedTimings* timings = nullptr) const;
+  // embed() in two halves, for callers that batch inputs of many requests
+  // together (the server's scheduler): encode() tokenizes, run_batch() runs
+  // one batch and pools, finish() truncates and normalizes one vector.
+  [[nodiscard]] std::vector<EncodedText> encode(std::span<const std::string_view> texts,
+                                                const EncodeOptions& options = {}) const;
+  // One ORT run over `inputs`, in their order: one pooled vector per input,
+  // info().model_dimension wide, before Matryoshka truncation and normalization.
+  [[nodiscard]] std::vector<float> run_batch(std::span<const EncodedText* const> inputs,
+                                             EmbedTimings* timings = nullptr) const;
+  // The first `dimensions` values of a pooled vector into `out`, L2-normalized
+  // when `normalize` (sentence-transformers truncates, then normalizes).
+  static void finish(std::span<const float> pooled, std::size_t dimensions, bool normalize, float* out);
+
   [[nodiscard]] const ModelInfo& info() const noexcept;
   [[nodiscard]] const Tokenizer& tokenizer() const noexcept;
 

@@ -16,6 +16,8 @@ enum class ErrorCode {
   kParse,            // a file exists but its content is malformed
   kUnsupported,      // well-formed, but uses something Sieve does not implement
   kRuntime,          // ONNX Runtime or the operating system failed
+  kOverloaded,       // too much work is queued, or the service is stopping: retry later
+  kTimeout,          // the work's deadline passed before it was done
 };
 
 const char* to_string(ErrorCode code) noexcept;

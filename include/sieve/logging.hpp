@@ -9,4 +9,9 @@ namespace sieve {
 // error, off.
 void set_log_level(std::string_view level);
 
+// Messages of layers above the library (the server, the CLI), through the same logger.
+void log_info(std::string_view message);
+void log_warn(std::string_view message);
+void log_error(std::string_view message);
+
 }  // namespace sieve

@@ -60,6 +60,18 @@ class Reranker {
   [[nodiscard]] std::vector<RerankResult> rerank(std::string_view query, std::span<const std::string_view> documents,
                                                  std::size_t top_k = 0) const;
 
+  // score() in three parts, for callers that batch pairs of many requests
+  // together (the server's scheduler). encode() tokenizes (query, document)
+  // pairs; with `truncate` false a pair longer than max_length is an Error
+  // (kInvalidInput) naming the document's index.
+  [[nodiscard]] std::vector<Encoding> encode(std::string_view query, std::span<const std::string_view> documents,
+                                             bool truncate = true, std::size_t threads = 0) const;
+  // One ORT run over `pairs`, in their order: num_labels() logits per pair.
+  [[nodiscard]] std::vector<float> run_batch(std::span<const Encoding* const> pairs) const;
+  // A pair's score from its logits: the activation's, or with `raw` the
+  // chosen label's logit.
+  [[nodiscard]] float score_from_logits(std::span<const float> logits, bool raw = false) const;
+
   // info().output is the logits output, info().dimension the number of labels.
   [[nodiscard]] const ModelInfo& info() const noexcept;
   [[nodiscard]] const Tokenizer& tokenizer() const noexcept;

@@ -16,6 +16,7 @@ Action add_tokenize_command(CLI::App& app);
 Action add_info_command(CLI::App& app);
 Action add_rerank_command(CLI::App& app);
 Action add_similarity_command(CLI::App& app);
+Action add_serve_command(CLI::App& app);
 
 // Options shared by commands that load a model.
 struct ModelOptions {
@@ -26,6 +27,8 @@ struct ModelOptions {
   std::string optimization = "all";
 };
 void add_model_options(CLI::App& command, ModelOptions& options);
+// The same without --model: threads, providers, optimization.
+void add_runtime_options(CLI::App& command, ModelOptions& options);
 RuntimeOptions to_runtime_options(const ModelOptions& options);
 
 }  // namespace sieve::cli

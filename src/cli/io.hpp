@@ -1,5 +1,7 @@
 #pragma once
 
+#include "sieve/json_text.hpp"
+
 #include <cstdio>
 #include <functional>
 #include <istream>
@@ -15,22 +17,10 @@ namespace sieve::cli {
 void for_each_line_chunk(std::istream& in, std::size_t chunk,
                          const std::function<void(std::vector<std::string>&, std::size_t first_line)>& consume);
 
-// Shortest decimal form that reads back to the same float.
-void append_float(std::string& out, float value);
-void append_json_string(std::string& out, std::string_view text);
-template <typename T>
-void append_json_array(std::string& out, std::span<const T> values) {
-  out.push_back('[');
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (i) out.push_back(',');
-    if constexpr (std::is_floating_point_v<T>) {
-      append_float(out, values[i]);
-    } else {
-      out += std::to_string(values[i]);
-    }
-  }
-  out.push_back(']');
-}
+// JSON text helpers, shared with the server.
+using sieve::append_float;
+using sieve::append_json_array;
+using sieve::append_json_string;
 
 void write_stdout(std::string_view data);
 // A float32 matrix in NumPy's .npy format (version 1.0, little-endian).

@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
       {"info", sieve::cli::add_info_command(app)},
       {"rerank", sieve::cli::add_rerank_command(app)},
       {"similarity", sieve::cli::add_similarity_command(app)},
+      {"serve", sieve::cli::add_serve_command(app)},
   };
 
   try {

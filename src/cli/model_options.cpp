@@ -5,6 +5,10 @@ namespace sieve::cli {
 
 void add_model_options(CLI::App& command, ModelOptions& options) {
   command.add_option("--model,-m", options.model, "Model folder (model.onnx, tokenizer.json, ...)")->required();
+  add_runtime_options(command, options);
+}
+
+void add_runtime_options(CLI::App& command, ModelOptions& options) {
   command.add_option("--threads", options.threads, "Intra-op threads (default: physical cores)")
       ->check(CLI::NonNegativeNumber);
   command

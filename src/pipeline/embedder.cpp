@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <chrono>
+#include <mutex>
 
 #include "logging.hpp"
 #include "pipeline/batching.hpp"
@@ -88,9 +89,37 @@ struct Embedder::Impl {
   std::size_t output = 0;
   std::size_t batch_size = 32;
   std::optional<std::size_t> dimensions;
+  InvalidUtf8 invalid_utf8 = InvalidUtf8::kError;
+  // Truncating from the left is rare; its tokenizer is loaded on first use.
+  mutable std::once_flag left_once;
+  mutable std::unique_ptr<Tokenizer> left_tokenizer;
 
   Impl(registry::ModelFolder f, Tokenizer t, runtime::Session s)
       : folder(std::move(f)), tokenizer(std::move(t)), session(std::move(s)) {}
+
+  [[nodiscard]] const Tokenizer& tokenizer_for(Direction direction) const {
+    if (direction == Direction::kRight) return tokenizer;
+    std::call_once(left_once, [&] {
+      auto t = std::make_unique<Tokenizer>(Tokenizer::from_file(folder.tokenizer_file));
+      t->set_padding(std::nullopt);
+      t->set_truncation(TruncationParams{info.max_length, TruncationStrategy::kLongestFirst, 0, Direction::kLeft});
+      t->set_invalid_utf8(invalid_utf8);
+      left_tokenizer = std::move(t);
+    });
+    return *left_tokenizer;
+  }
+
+  // Tokens of a prompt that pooling leaves out: sentence-transformers counts
+  // the prompt's tokens with the special tokens the tokenizer adds, less a
+  // trailing special token (the [SEP] that the text's encoding has after the
+  // text, not after the prompt).
+  [[nodiscard]] std::size_t prompt_pooling_skip(const std::string& prompt) const {
+    if (prompt.empty() || folder.pooling_include_prompt) return 0;
+    const Encoding e = tokenizer.encode(prompt, true);
+    std::size_t n = e.size();
+    if (n > 0 && e.special_tokens_mask[n - 1] != 0) --n;
+    return n;
+  }
 };
 
 Embedder::Embedder(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -167,23 +196,16 @@ Embedder Embedder::load(const std::filesystem::path& folder_path, const Embedder
   impl->tokenizer.set_invalid_utf8(options.invalid_utf8);
   impl->batch_size = options.batch_size;
   impl->dimensions = options.dimensions;
+  impl->invalid_utf8 = options.invalid_utf8;
 
-  // Models such as INSTRUCTOR pool without the prompt. sentence-transformers
-  // counts the prompt's tokens with the special tokens the tokenizer adds,
-  // less a trailing special token (the [SEP] that the text's encoding has
-  // after the text, not after the prompt); that count, from the start, is
-  // masked out of pooling.
-  if (!info.prompt.empty() && !f.pooling_include_prompt) {
-    if (info.pooled_by_model) {
-      throw Error(ErrorCode::kUnsupported,
-                  "the model pools inside the ONNX graph, so its prompt (include_prompt "
-                  "false in the pooling configuration) cannot be left out of pooling");
-    }
-    const Encoding e = impl->tokenizer.encode(info.prompt, true);
-    std::size_t n = e.size();
-    if (n > 0 && e.special_tokens_mask[n - 1] != 0) --n;
-    info.prompt_length = n;
+  // Models such as INSTRUCTOR pool without the prompt: its tokens, from the
+  // start, are masked out of pooling.
+  if (!info.prompt.empty() && !f.pooling_include_prompt && info.pooled_by_model) {
+    throw Error(ErrorCode::kUnsupported,
+                "the model pools inside the ONNX graph, so its prompt (include_prompt "
+                "false in the pooling configuration) cannot be left out of pooling");
   }
+  info.prompt_length = impl->prompt_pooling_skip(info.prompt);
   return Embedder(std::move(impl));
 }
 
@@ -199,34 +221,148 @@ Embeddings Embedder::embed(const std::vector<std::string>& texts, EmbedTimings* 
   return embed(std::span<const std::string_view>(views), timings);
 }
 
+std::vector<EncodedText> Embedder::encode(std::span<const std::string_view> texts,
+                                          const EncodeOptions& options) const {
+  const Impl& m = *impl_;
+  std::string prompt = m.info.prompt;
+  std::size_t prompt_tokens = m.info.prompt_length;
+  if (options.prompt_name) {
+    EmbedderOptions named;
+    named.prompt_name = options.prompt_name;
+    prompt = choose_prompt(named, m.folder);
+    if (!prompt.empty() && !m.folder.pooling_include_prompt && m.info.pooled_by_model) {
+      throw Error(ErrorCode::kUnsupported, "the model pools inside the ONNX graph, so prompt \"" +
+                                               *options.prompt_name + "\" cannot be left out of pooling");
+    }
+    prompt_tokens = m.prompt_pooling_skip(prompt);
+  }
+  // sentence-transformers prepends the prompt to the text before tokenizing.
+  std::vector<std::string> prompted;
+  std::vector<std::string_view> prompted_views;
+  if (!prompt.empty()) {
+    prompted.reserve(texts.size());
+    for (const std::string_view text : texts) {
+      prompted.push_back(prompt);
+      prompted.back().append(text);
+    }
+    prompted_views.assign(prompted.begin(), prompted.end());
+    texts = prompted_views;
+  }
+  const Tokenizer& tokenizer = m.tokenizer_for(options.truncation_direction);
+  // An error names the input index.
+  std::vector<Encoding> encodings = tokenizer.encode_each(texts, true, options.threads);
+  std::vector<EncodedText> out;
+  out.reserve(encodings.size());
+  const std::size_t specials = tokenizer.num_special_tokens_to_add(false);
+  for (std::size_t i = 0; i < encodings.size(); ++i) {
+    Encoding& e = encodings[i];
+    if (!options.truncate && !e.overflowing.empty()) {
+      // Windows do not overlap (stride 0), each has its own special tokens.
+      std::size_t given = e.size();
+      for (const Encoding& w : e.overflowing) given += w.size() - std::min(w.size(), specials);
+      throw Error(ErrorCode::kInvalidInput,
+                  "has " + std::to_string(given) + " tokens, more than the model's maximum of " +
+                      std::to_string(m.info.max_length) + " (ask for truncation to cut it)",
+                  i);
+    }
+    e.overflowing.clear();
+    e.overflowing.shrink_to_fit();
+    out.push_back({std::move(e), prompt_tokens});
+  }
+  return out;
+}
+
+std::vector<float> Embedder::run_batch(std::span<const EncodedText* const> inputs, EmbedTimings* timings) const {
+  const Impl& m = *impl_;
+  EmbedTimings local;
+  EmbedTimings& t = timings != nullptr ? *timings : local;
+  if (inputs.empty()) return {};
+
+  auto start = Clock::now();
+  std::vector<const Encoding*> encodings;
+  encodings.reserve(inputs.size());
+  for (const EncodedText* input : inputs) {
+    encodings.push_back(&input->encoding);
+    t.tokens += input->encoding.size();
+  }
+  pipeline::BatchTensors tensors;
+  tensors.fill(encodings, m.token_type_ids.has_value());
+  const std::size_t batch = inputs.size();
+  const auto seq = static_cast<std::size_t>(tensors.shape[1]);
+  const auto model_inputs = tensors.inputs(pipeline::InputSlots{m.input_ids, m.attention_mask, m.token_type_ids});
+  t.padded_tokens += batch * seq;
+  t.prepare_seconds += seconds_since(start);
+
+  start = Clock::now();
+  const auto output = m.session.run(model_inputs, m.output);
+  t.run_seconds += seconds_since(start);
+
+  start = Clock::now();
+  const auto& s = output.shape();
+  const auto& shape = tensors.shape;
+  const std::size_t dim = s.empty() ? 0 : static_cast<std::size_t>(s.back());
+  const bool shape_ok = m.info.pooled_by_model ? (s.size() == 2 && s[0] == shape[0])
+                                               : (s.size() == 3 && s[0] == shape[0] && s[1] == shape[1]);
+  if (!shape_ok || dim == 0 || (m.info.model_dimension != 0 && dim != m.info.model_dimension)) {
+    throw Error(ErrorCode::kRuntime, "model output \"" + m.info.output + "\" has shape " + shape_text(s) +
+                                         " for an input of shape " + shape_text(shape));
+  }
+  if (m.info.pooled_by_model) {
+    std::vector<float> rows(output.data(), output.data() + batch * dim);
+    t.pool_seconds += seconds_since(start);
+    return rows;
+  }
+  bool mask_prompt = false;
+  for (const EncodedText* input : inputs) mask_prompt = mask_prompt || input->prompt_tokens > 0;
+  // Last-token pooling picks a position that the prompt mask does not move.
+  mask_prompt = mask_prompt && m.info.pooling != Pooling::kLastToken;
+  const std::int64_t* pooling_mask = tensors.mask.data();
+  std::vector<std::int64_t> pool_mask;
+  if (mask_prompt) {
+    pool_mask = tensors.mask;
+    for (std::size_t row = 0; row < batch; ++row) {
+      std::fill_n(pool_mask.begin() + static_cast<std::ptrdiff_t>(row * seq),
+                  std::min(inputs[row]->prompt_tokens, seq), 0);
+    }
+    pooling_mask = pool_mask.data();
+  }
+  std::vector<float> pooled(batch * dim);
+  pipeline::pool(output.data(), batch, seq, dim, pooling_mask, m.info.pooling, pooled.data());
+  if (mask_prompt && m.info.pooling == Pooling::kCls) {
+    // sentence-transformers (6.x) takes the first position the prompt
+    // mask leaves attended (argmax of the mask), not position 0.
+    for (std::size_t row = 0; row < batch; ++row) {
+      const std::int64_t* rm = pooling_mask + row * seq;
+      const auto first =
+          static_cast<std::size_t>(std::find_if(rm, rm + seq, [](std::int64_t v) { return v != 0; }) - rm);
+      const float* state = output.data() + (row * seq + (first == seq ? 0 : first)) * dim;
+      std::copy(state, state + dim, pooled.begin() + static_cast<std::ptrdiff_t>(row * dim));
+    }
+  }
+  t.pool_seconds += seconds_since(start);
+  return pooled;
+}
+
+void Embedder::finish(std::span<const float> pooled, std::size_t dimensions, bool normalize, float* out) {
+  if (dimensions > pooled.size()) {
+    throw Error(ErrorCode::kInvalidArgument, "dimensions " + std::to_string(dimensions) + " exceeds the model's " +
+                                                 std::to_string(pooled.size()) + " dimensions");
+  }
+  std::copy_n(pooled.begin(), dimensions, out);
+  if (normalize) pipeline::l2_normalize(out, dimensions);
+}
+
 Embeddings Embedder::embed(std::span<const std::string_view> texts, EmbedTimings* timings) const {
   const Impl& m = *impl_;
   EmbedTimings local;
   EmbedTimings& t = timings != nullptr ? *timings : local;
 
   auto start = Clock::now();
-  // sentence-transformers prepends the prompt to the text before tokenizing.
-  std::vector<std::string> prompted;
-  std::vector<std::string_view> prompted_views;
-  if (!m.info.prompt.empty()) {
-    prompted.reserve(texts.size());
-    prompted_views.reserve(texts.size());
-    for (const std::string_view text : texts) {
-      prompted.push_back(m.info.prompt);
-      prompted.back().append(text);
-    }
-    prompted_views.assign(prompted.begin(), prompted.end());
-    texts = prompted_views;
-  }
-  // Every core tokenizes (the ORT runs that follow use them all anyway);
-  // an error names the input index.
-  const std::vector<Encoding> encodings = m.tokenizer.encode_each(texts, true, 0);
+  // Every core tokenizes (the ORT runs that follow use them all anyway).
+  const std::vector<EncodedText> encoded = encode(texts);
   std::vector<std::size_t> lengths;
-  lengths.reserve(texts.size());
-  for (const Encoding& e : encodings) {
-    lengths.push_back(e.size());
-    t.tokens += e.size();
-  }
+  lengths.reserve(encoded.size());
+  for (const EncodedText& e : encoded) lengths.push_back(e.encoding.size());
   t.tokenize_seconds += seconds_since(start);
 
   Embeddings result;
@@ -235,91 +371,21 @@ Embeddings Embedder::embed(std::span<const std::string_view> texts, EmbedTimings
   if (texts.empty()) return result;
 
   const auto plan = pipeline::plan_batches(lengths, m.batch_size);
-  std::vector<std::int64_t> ids;
-  std::vector<std::int64_t> mask;
-  std::vector<std::int64_t> types;
-  std::vector<float> pooled;
-  std::vector<std::int64_t> pool_mask;
-  const std::size_t prompt_length = m.info.prompt_length;
-  // Last-token pooling picks a position that the prompt mask does not move.
-  const bool mask_prompt = prompt_length > 0 && m.info.pooling != Pooling::kLastToken;
+  std::vector<const EncodedText*> batch;
   for (const auto& [begin, end] : plan.batches) {
+    batch.clear();
+    for (std::size_t k = begin; k < end; ++k) batch.push_back(&encoded[plan.order[k]]);
+    const std::vector<float> pooled = run_batch(batch, &t);
     start = Clock::now();
-    const std::size_t batch = end - begin;
-    std::size_t seq = 0;
-    for (std::size_t k = begin; k < end; ++k) seq = std::max(seq, lengths[plan.order[k]]);
-    seq = std::max<std::size_t>(seq, 1);
-    ids.assign(batch * seq, 0);
-    mask.assign(batch * seq, 0);
-    if (m.token_type_ids) types.assign(batch * seq, 0);
-    for (std::size_t row = 0; row < batch; ++row) {
-      const Encoding& e = encodings[plan.order[begin + row]];
-      std::copy(e.ids.begin(), e.ids.end(), ids.begin() + static_cast<std::ptrdiff_t>(row * seq));
-      std::fill_n(mask.begin() + static_cast<std::ptrdiff_t>(row * seq), e.size(), 1);
-      if (m.token_type_ids)
-        std::copy(e.type_ids.begin(), e.type_ids.end(), types.begin() + static_cast<std::ptrdiff_t>(row * seq));
-    }
-    std::vector<runtime::Int64Input> inputs;
-    const std::vector<std::int64_t> shape = {static_cast<std::int64_t>(batch), static_cast<std::int64_t>(seq)};
-    inputs.push_back({m.input_ids, ids.data(), shape});
-    inputs.push_back({m.attention_mask, mask.data(), shape});
-    if (m.token_type_ids) inputs.push_back({*m.token_type_ids, types.data(), shape});
-    t.padded_tokens += batch * seq;
-    t.prepare_seconds += seconds_since(start);
-
-    start = Clock::now();
-    const auto output = m.session.run(inputs, m.output);
-    t.run_seconds += seconds_since(start);
-
-    start = Clock::now();
-    const auto& s = output.shape();
-    const std::size_t dim = s.empty() ? 0 : static_cast<std::size_t>(s.back());
-    const bool shape_ok = m.info.pooled_by_model ? (s.size() == 2 && s[0] == shape[0])
-                                                 : (s.size() == 3 && s[0] == shape[0] && s[1] == shape[1]);
-    if (!shape_ok || dim == 0 || (m.info.model_dimension != 0 && dim != m.info.model_dimension)) {
-      throw Error(ErrorCode::kRuntime, "model output \"" + m.info.output + "\" has shape " + shape_text(s) +
-                                           " for an input of shape " + shape_text(shape));
-    }
-    // Matryoshka truncation keeps the leading dimensions; sentence-transformers
-    // truncates the pooled vector and then normalizes what is left.
-    const std::size_t keep = m.dimensions ? *m.dimensions : dim;
-    if (keep > dim) {
-      throw Error(ErrorCode::kInvalidArgument,
-                  "dimensions " + std::to_string(keep) + " exceeds the model's " + std::to_string(dim) + " dimensions");
-    }
+    const std::size_t dim = pooled.size() / batch.size();
+    const std::size_t keep = m.dimensions.value_or(dim);
     if (result.data.empty()) {
       result.dimension = keep;
       result.data.resize(result.rows * keep);
     }
-    const float* rows = output.data();
-    if (!m.info.pooled_by_model) {
-      const std::int64_t* pooling_mask = mask.data();
-      if (mask_prompt) {
-        pool_mask = mask;
-        for (std::size_t row = 0; row < batch; ++row) {
-          std::fill_n(pool_mask.begin() + static_cast<std::ptrdiff_t>(row * seq), std::min(prompt_length, seq), 0);
-        }
-        pooling_mask = pool_mask.data();
-      }
-      pooled.resize(batch * dim);
-      pipeline::pool(output.data(), batch, seq, dim, pooling_mask, m.info.pooling, pooled.data());
-      if (mask_prompt && m.info.pooling == Pooling::kCls) {
-        // sentence-transformers (6.x) takes the first position the prompt
-        // mask leaves attended (argmax of the mask), not position 0.
-        for (std::size_t row = 0; row < batch; ++row) {
-          const std::int64_t* rm = pooling_mask + row * seq;
-          const auto first =
-              static_cast<std::size_t>(std::find_if(rm, rm + seq, [](std::int64_t v) { return v != 0; }) - rm);
-          const float* state = output.data() + (row * seq + (first == seq ? 0 : first)) * dim;
-          std::copy(state, state + dim, pooled.begin() + static_cast<std::ptrdiff_t>(row * dim));
-        }
-      }
-      rows = pooled.data();
-    }
-    for (std::size_t row = 0; row < batch; ++row) {
-      float* target = result.data.data() + plan.order[begin + row] * keep;
-      std::copy(rows + row * dim, rows + row * dim + keep, target);
-      if (m.info.normalize) pipeline::l2_normalize(target, keep);
+    for (std::size_t row = 0; row < batch.size(); ++row) {
+      finish(std::span<const float>(pooled).subspan(row * dim, dim), keep, m.info.normalize,
+             result.data.data() + plan.order[begin + row] * keep);
     }
     t.pool_seconds += seconds_since(start);
     ++t.batches;

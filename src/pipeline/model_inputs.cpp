@@ -53,16 +53,15 @@ InputSlots find_encoder_inputs(const std::vector<runtime::TensorSpec>& inputs, c
   return slots;
 }
 
-void BatchTensors::fill(const std::vector<Encoding>& encodings, const std::vector<std::size_t>& order,
-                        std::size_t begin, std::size_t end, bool with_types) {
-  const std::size_t batch = end - begin;
+void BatchTensors::fill(std::span<const Encoding* const> encodings, bool with_types) {
+  const std::size_t batch = encodings.size();
   std::size_t seq = 1;  // an empty encoding still needs one column
-  for (std::size_t k = begin; k < end; ++k) seq = std::max(seq, encodings[order[k]].size());
+  for (const Encoding* e : encodings) seq = std::max(seq, e->size());
   ids.assign(batch * seq, 0);
   mask.assign(batch * seq, 0);
   types.assign(with_types ? batch * seq : 0, 0);
   for (std::size_t row = 0; row < batch; ++row) {
-    const Encoding& e = encodings[order[begin + row]];
+    const Encoding& e = *encodings[row];
     const auto at = static_cast<std::ptrdiff_t>(row * seq);
     std::copy(e.ids.begin(), e.ids.end(), ids.begin() + at);
     std::fill_n(mask.begin() + at, e.size(), 1);

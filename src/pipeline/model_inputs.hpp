@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -33,9 +34,8 @@ struct BatchTensors {
   std::vector<std::int64_t> types;
   std::vector<std::int64_t> shape;  // {batch, sequence}
 
-  // Fills the tensors with encodings[order[begin..end)], in that order.
-  void fill(const std::vector<Encoding>& encodings, const std::vector<std::size_t>& order, std::size_t begin,
-            std::size_t end, bool with_types);
+  // Fills the tensors with the encodings, in their order.
+  void fill(std::span<const Encoding* const> encodings, bool with_types);
   [[nodiscard]] std::vector<runtime::Int64Input> inputs(const InputSlots& slots) const;
 };
 

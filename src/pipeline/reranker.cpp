@@ -267,52 +267,87 @@ std::size_t Reranker::num_labels() const noexcept {
   return impl_->num_labels;
 }
 
-std::vector<float> Reranker::score(std::string_view query, std::span<const std::string_view> documents) const {
+std::vector<Encoding> Reranker::encode(std::string_view query, std::span<const std::string_view> documents,
+                                       bool truncate, std::size_t threads) const {
   const Impl& m = *impl_;
   std::vector<TextPair> pairs;
   pairs.reserve(documents.size());
   for (const auto document : documents) pairs.push_back({query, document});
-  // Every core tokenizes; an error names the document's index.
-  const std::vector<Encoding> encodings = m.tokenizer.encode_pair_each(pairs, true, 0);
+  // An error names the document's index.
+  std::vector<Encoding> encodings = m.tokenizer.encode_pair_each(pairs, true, threads);
+  const std::size_t specials = m.tokenizer.num_special_tokens_to_add(true);
+  for (std::size_t i = 0; i < encodings.size(); ++i) {
+    Encoding& e = encodings[i];
+    if (!truncate && !e.overflowing.empty()) {
+      throw Error(ErrorCode::kInvalidInput,
+                  "with the query, more than the model's maximum of " + std::to_string(m.info.max_length) +
+                      " tokens (" + std::to_string(specials) + " of them special; ask for truncation to cut it)",
+                  i);
+    }
+    e.overflowing.clear();
+    e.overflowing.shrink_to_fit();
+  }
+  return encodings;
+}
 
+std::vector<float> Reranker::run_batch(std::span<const Encoding* const> pairs) const {
+  const Impl& m = *impl_;
+  if (pairs.empty()) return {};
+  pipeline::BatchTensors tensors;
+  tensors.fill(pairs, m.slots.token_type_ids.has_value());
+  const auto inputs = tensors.inputs(m.slots);
+  const auto output = m.session.run(inputs, m.output);
+  const auto& s = output.shape();
+  const std::size_t labels = m.num_labels;
+  if (s.size() != 2 || s[0] != tensors.shape[0] || s[1] != static_cast<std::int64_t>(labels)) {
+    throw Error(ErrorCode::kRuntime, "model output \"" + m.info.output + "\" has shape " + pipeline::shape_text(s) +
+                                         " for an input of shape " + pipeline::shape_text(tensors.shape) +
+                                         ", expected [" + std::to_string(tensors.shape[0]) + ", " +
+                                         std::to_string(labels) + "]");
+  }
+  return {output.data(), output.data() + pairs.size() * labels};
+}
+
+float Reranker::score_from_logits(std::span<const float> logits, bool raw) const {
+  const Impl& m = *impl_;
+  if (logits.size() != m.num_labels) {
+    throw Error(ErrorCode::kInvalidArgument, std::to_string(logits.size()) + " logits given, the model has " +
+                                                 std::to_string(m.num_labels) + " label(s)");
+  }
+  const double x = logits[m.label];
+  if (raw) return static_cast<float>(x);
+  switch (m.activation) {
+    case ScoreActivation::kSigmoid: return static_cast<float>(sigmoid(x));
+    case ScoreActivation::kSoftmax: {
+      // Shifted by the largest logit, as torch's softmax, so exp cannot overflow.
+      const double top = *std::max_element(logits.begin(), logits.end());
+      double sum = 0;
+      for (const float v : logits) sum += std::exp(static_cast<double>(v) - top);
+      return static_cast<float>(std::exp(x - top) / sum);
+    }
+    case ScoreActivation::kNone:
+    case ScoreActivation::kAuto: break;
+  }
+  return static_cast<float>(x);
+}
+
+std::vector<float> Reranker::score(std::string_view query, std::span<const std::string_view> documents) const {
+  const Impl& m = *impl_;
+  const std::vector<Encoding> encodings = encode(query, documents);
   std::vector<float> scores(documents.size());
   if (documents.empty()) return scores;
   std::vector<std::size_t> lengths;
   lengths.reserve(encodings.size());
   for (const Encoding& e : encodings) lengths.push_back(e.size());
   const auto plan = pipeline::plan_batches(lengths, m.batch_size);
-
-  pipeline::BatchTensors tensors;
   const std::size_t labels = m.num_labels;
+  std::vector<const Encoding*> batch;
   for (const auto& [begin, end] : plan.batches) {
-    tensors.fill(encodings, plan.order, begin, end, m.slots.token_type_ids.has_value());
-    const auto inputs = tensors.inputs(m.slots);
-    const auto output = m.session.run(inputs, m.output);
-    const auto& s = output.shape();
-    if (s.size() != 2 || s[0] != tensors.shape[0] || s[1] != static_cast<std::int64_t>(labels)) {
-      throw Error(ErrorCode::kRuntime, "model output \"" + m.info.output + "\" has shape " + pipeline::shape_text(s) +
-                                           " for an input of shape " + pipeline::shape_text(tensors.shape) +
-                                           ", expected [" + std::to_string(tensors.shape[0]) + ", " +
-                                           std::to_string(labels) + "]");
-    }
-    for (std::size_t row = 0; row < end - begin; ++row) {
-      const float* logits = output.data() + row * labels;
-      const double x = logits[m.label];
-      double value = x;
-      switch (m.activation) {
-        case ScoreActivation::kSigmoid: value = sigmoid(x); break;
-        case ScoreActivation::kSoftmax: {
-          // Shifted by the largest logit, as torch's softmax, so exp cannot overflow.
-          const double top = *std::max_element(logits, logits + labels);
-          double sum = 0;
-          for (std::size_t j = 0; j < labels; ++j) sum += std::exp(static_cast<double>(logits[j]) - top);
-          value = std::exp(x - top) / sum;
-          break;
-        }
-        case ScoreActivation::kNone:
-        case ScoreActivation::kAuto: break;
-      }
-      scores[plan.order[begin + row]] = static_cast<float>(value);
+    batch.clear();
+    for (std::size_t k = begin; k < end; ++k) batch.push_back(&encodings[plan.order[k]]);
+    const std::vector<float> logits = run_batch(batch);
+    for (std::size_t row = 0; row < batch.size(); ++row) {
+      scores[plan.order[begin + row]] = score_from_logits(std::span<const float>(logits).subspan(row * labels, labels));
     }
   }
   return scores;

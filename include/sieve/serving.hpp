@@ -1,0 +1,69 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "sieve/batch_scheduler.hpp"
+#include "sieve/embedder.hpp"
+#include "sieve/reranker.hpp"
+
+namespace sieve {
+
+using ServiceClock = std::chrono::steady_clock;
+
+// An embedding model behind a BatchScheduler: many callers' inputs share
+// model runs. Tokenizing (encode*) happens on the caller's thread, so the
+// workers only run the model. Thread-safe.
+class EmbeddingService {
+ public:
+  EmbeddingService(std::shared_ptr<const Embedder> embedder, const SchedulerOptions& options,
+                   std::function<void(const BatchReport&)> observer = {});
+
+  [[nodiscard]] std::vector<EncodedText> encode(std::span<const std::string_view> texts,
+                                                const EncodeOptions& options) const;
+  // Token ids given by the client, used as they are (special tokens
+  // included, as Tokenizer::encode gives them). An id outside the vocabulary
+  // is an Error (kInvalidInput) naming the input; so is an input longer than
+  // max_length unless `truncate`, which keeps its first max_length ids.
+  [[nodiscard]] std::vector<EncodedText> encode_ids(std::span<const std::vector<std::uint32_t>> inputs,
+                                                    bool truncate) const;
+  // Queues the inputs and waits for their vectors: `dimensions` wide
+  // (0: the model's), L2-normalized when `normalize`. Throws Error
+  // kOverloaded when the queue is full, kTimeout past the deadline.
+  [[nodiscard]] Embeddings embed(std::vector<EncodedText> inputs, std::size_t dimensions, bool normalize,
+                                 ServiceClock::time_point deadline);
+
+  [[nodiscard]] const Embedder& embedder() const noexcept { return *embedder_; }
+  [[nodiscard]] std::size_t queued() const { return scheduler_.queued(); }
+  void stop() { scheduler_.stop(); }
+
+ private:
+  std::shared_ptr<const Embedder> embedder_;
+  BatchScheduler<EncodedText, std::vector<float>> scheduler_;
+};
+
+// A cross-encoder behind a BatchScheduler. Thread-safe.
+class RerankService {
+ public:
+  RerankService(std::shared_ptr<const Reranker> reranker, const SchedulerOptions& options,
+                std::function<void(const BatchReport&)> observer = {});
+
+  [[nodiscard]] std::vector<Encoding> encode(std::string_view query, std::span<const std::string_view> documents,
+                                             bool truncate) const;
+  // One score per pair, in order: the model's activation, or with `raw` the logit.
+  [[nodiscard]] std::vector<float> score(std::vector<Encoding> pairs, bool raw, ServiceClock::time_point deadline);
+
+  [[nodiscard]] const Reranker& reranker() const noexcept { return *reranker_; }
+  [[nodiscard]] std::size_t queued() const { return scheduler_.queued(); }
+  void stop() { scheduler_.stop(); }
+
+ private:
+  std::shared_ptr<const Reranker> reranker_;
+  BatchScheduler<Encoding, std::vector<float>> scheduler_;
+};
+
+}  // namespace sieve

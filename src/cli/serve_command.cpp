@@ -1,0 +1,73 @@
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "server/server.hpp"
+
+namespace sieve::cli {
+
+Action add_serve_command(CLI::App& app) {
+  auto* command = app.add_subcommand(
+      "serve", "Serve the models of a models root over HTTP (OpenAI, Text Embeddings Inference and Cohere APIs)");
+  struct Args {
+    ModelOptions model;
+    server::ServerOptions server;
+    std::string models_root;
+    double max_wait_ms = 1;
+    double request_timeout_s = 30;
+    double drain_timeout_s = 30;
+    double drain_grace_s = 0;
+    std::string api_key_file;
+  };
+  auto args = std::make_shared<Args>();
+  auto& s = args->server;
+  command->add_option("--models", args->models_root, "Models root: each folder under it is a model, named by its path")
+      ->required();
+  command->add_option("--model", s.models, "Serve only this model (repeatable; default: every model under the root)");
+  command->add_option("--host", s.host, "Address to listen on (default 127.0.0.1: this machine only)");
+  command->add_option("--port", s.port, "Port (0: any free port, logged)")->check(CLI::Range(0, 65535));
+  add_runtime_options(*command, args->model);
+  command->add_option("--max-batch-tokens", s.scheduling.max_batch_tokens,
+                      "Tokens per model run at most, padding included")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--max-batch-size", s.scheduling.max_batch_size, "Inputs per model run at most")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--max-wait-ms", args->max_wait_ms, "How long a queued input may wait for others to join its run")
+      ->check(CLI::Range(0.0, 10000.0));
+  command->add_option("--max-queued", s.scheduling.max_queued,
+                      "Inputs queued per model at most; beyond, requests get 429")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--workers", s.scheduling.workers, "Threads running model batches, per model")
+      ->check(CLI::Range(1, 64));
+  command->add_option("--http-threads", s.http_threads, "Connections served at once")->check(CLI::Range(1, 4096));
+  command->add_option("--max-body-bytes", s.max_body_bytes, "Largest request body (413 beyond)")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--max-inputs", s.max_inputs, "Inputs per request at most (413 beyond)")
+      ->check(CLI::PositiveNumber);
+  command->add_flag("--auto-truncate", s.auto_truncate,
+                    "Cut inputs longer than the model's maximum unless a request says otherwise (default: 422)");
+  command->add_option("--request-timeout", args->request_timeout_s, "Seconds a request may take (503 beyond)")
+      ->check(CLI::Range(0.001, 86400.0));
+  command->add_option("--api-key-file", args->api_key_file,
+                      "File of API keys, one per line (also: the SIEVE_API_KEYS variable, comma-separated)");
+  command->add_option("--cors-allow-origin", s.cors_origins, "Origin allowed to call from a browser (repeatable; *: any)");
+  command->add_option("--drain-grace", args->drain_grace_s,
+                      "Seconds /ready answers 503 after SIGTERM before the server stops accepting")
+      ->check(CLI::Range(0.0, 3600.0));
+  command->add_option("--drain-timeout", args->drain_timeout_s, "Seconds in-flight requests get to finish on SIGTERM")
+      ->check(CLI::Range(0.0, 3600.0));
+  return [args] {
+    auto& o = args->server;
+    o.models_root = args->models_root;
+    o.registry.embedder.runtime = to_runtime_options(args->model);
+    o.registry.reranker.runtime = o.registry.embedder.runtime;
+    const auto ms = [](double seconds) { return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000)); };
+    o.scheduling.max_wait = std::chrono::microseconds(static_cast<std::int64_t>(args->max_wait_ms * 1000));
+    o.request_timeout = ms(args->request_timeout_s);
+    o.drain_timeout = ms(args->drain_timeout_s);
+    o.drain_grace = ms(args->drain_grace_s);
+    if (!args->api_key_file.empty()) o.api_key_file = args->api_key_file;
+    return server::serve(o);
+  };
+}
+
+}  // namespace sieve::cli

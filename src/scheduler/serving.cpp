@@ -1,0 +1,129 @@
+#include "sieve/serving.hpp"
+
+#include <algorithm>
+#include <string>
+
+namespace sieve {
+namespace {
+
+// Waits for a ticket until the deadline; a request that ran out of time is
+// cancelled so its queued inputs never run.
+template <class Ticket>
+auto wait_for(Ticket& ticket, ServiceClock::time_point deadline) {
+  if (ticket.result.wait_until(deadline) != std::future_status::ready) {
+    ticket.cancel();
+    throw Error(ErrorCode::kTimeout, "the request's deadline passed before its inputs were run");
+  }
+  return ticket.result.get();
+}
+
+}  // namespace
+
+EmbeddingService::EmbeddingService(std::shared_ptr<const Embedder> embedder, const SchedulerOptions& options,
+                                   std::function<void(const BatchReport&)> observer)
+    : embedder_(std::move(embedder)),
+      scheduler_(
+          options,
+          [model = embedder_.get()](std::span<const EncodedText* const> inputs) {
+            const std::vector<float> pooled = model->run_batch(inputs);
+            const std::size_t dim = pooled.size() / inputs.size();
+            std::vector<std::vector<float>> rows(inputs.size());
+            for (std::size_t i = 0; i < rows.size(); ++i) {
+              const auto begin = pooled.begin() + static_cast<std::ptrdiff_t>(i * dim);
+              rows[i].assign(begin, begin + static_cast<std::ptrdiff_t>(dim));
+            }
+            return rows;
+          },
+          [](const EncodedText& input) { return input.encoding.size(); }, std::move(observer)) {}
+
+std::vector<EncodedText> EmbeddingService::encode(std::span<const std::string_view> texts,
+                                                  const EncodeOptions& options) const {
+  return embedder_->encode(texts, options);
+}
+
+std::vector<EncodedText> EmbeddingService::encode_ids(std::span<const std::vector<std::uint32_t>> inputs,
+                                                      bool truncate) const {
+  const std::size_t vocabulary = embedder_->tokenizer().vocab_size();
+  const std::size_t max_length = embedder_->info().max_length;
+  std::vector<EncodedText> out;
+  out.reserve(inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const auto& ids = inputs[i];
+    for (const std::uint32_t id : ids) {
+      if (id >= vocabulary) {
+        throw Error(ErrorCode::kInvalidInput,
+                    "token id " + std::to_string(id) + " is outside the vocabulary of " + std::to_string(vocabulary),
+                    i);
+      }
+    }
+    if (ids.size() > max_length && !truncate) {
+      throw Error(ErrorCode::kInvalidInput,
+                  "has " + std::to_string(ids.size()) + " tokens, more than the model's maximum of " +
+                      std::to_string(max_length) + " (ask for truncation to cut it)",
+                  i);
+    }
+    const std::size_t n = std::min(ids.size(), max_length);
+    EncodedText e;
+    e.encoding.ids.assign(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(n));
+    e.encoding.type_ids.assign(n, 0);
+    e.encoding.attention_mask.assign(n, 1);
+    e.encoding.special_tokens_mask.assign(n, 0);
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+Embeddings EmbeddingService::embed(std::vector<EncodedText> inputs, std::size_t dimensions, bool normalize,
+                                   ServiceClock::time_point deadline) {
+  const std::size_t model_dimension = embedder_->info().model_dimension;
+  const std::size_t keep = dimensions == 0 ? embedder_->info().dimension : dimensions;
+  if (model_dimension != 0 && keep > model_dimension) {
+    throw Error(ErrorCode::kInvalidArgument, "dimensions " + std::to_string(keep) + " exceeds the model's " +
+                                                 std::to_string(model_dimension) + " dimensions");
+  }
+  Embeddings result;
+  result.rows = inputs.size();
+  result.dimension = keep;
+  if (inputs.empty()) return result;
+  auto ticket = scheduler_.submit(std::move(inputs), deadline);
+  const std::vector<std::vector<float>> pooled = wait_for(ticket, deadline);
+  result.data.resize(result.rows * keep);
+  for (std::size_t i = 0; i < pooled.size(); ++i) {
+    Embedder::finish(pooled[i], keep, normalize, result.data.data() + i * keep);
+  }
+  return result;
+}
+
+RerankService::RerankService(std::shared_ptr<const Reranker> reranker, const SchedulerOptions& options,
+                             std::function<void(const BatchReport&)> observer)
+    : reranker_(std::move(reranker)),
+      scheduler_(
+          options,
+          [model = reranker_.get()](std::span<const Encoding* const> pairs) {
+            const std::vector<float> logits = model->run_batch(pairs);
+            const std::size_t labels = model->num_labels();
+            std::vector<std::vector<float>> rows(pairs.size());
+            for (std::size_t i = 0; i < rows.size(); ++i) {
+              const auto begin = logits.begin() + static_cast<std::ptrdiff_t>(i * labels);
+              rows[i].assign(begin, begin + static_cast<std::ptrdiff_t>(labels));
+            }
+            return rows;
+          },
+          [](const Encoding& pair) { return pair.size(); }, std::move(observer)) {}
+
+std::vector<Encoding> RerankService::encode(std::string_view query, std::span<const std::string_view> documents,
+                                            bool truncate) const {
+  // One thread: the server tokenizes many requests at once on its own threads.
+  return reranker_->encode(query, documents, truncate, 1);
+}
+
+std::vector<float> RerankService::score(std::vector<Encoding> pairs, bool raw, ServiceClock::time_point deadline) {
+  if (pairs.empty()) return {};
+  auto ticket = scheduler_.submit(std::move(pairs), deadline);
+  const std::vector<std::vector<float>> logits = wait_for(ticket, deadline);
+  std::vector<float> scores(logits.size());
+  for (std::size_t i = 0; i < logits.size(); ++i) scores[i] = reranker_->score_from_logits(logits[i], raw);
+  return scores;
+}
+
+}  // namespace sieve

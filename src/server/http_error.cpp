@@ -1,0 +1,67 @@
+#include "server/http_error.hpp"
+
+namespace sieve::server {
+namespace {
+
+// OpenAI's error "type" for a status.
+const char* openai_type(int status) {
+  if (status == 401) return "authentication_error";
+  if (status == 404) return "invalid_request_error";
+  if (status == 429) return "rate_limit_error";
+  if (status >= 500) return "server_error";
+  return "invalid_request_error";
+}
+
+// Text Embeddings Inference's ErrorType for a status.
+const char* tei_type(int status) {
+  switch (status) {
+    case 400: return "Empty";
+    case 401: return "Unauthorized";
+    case 404: return "NotFound";
+    case 413:
+    case 422: return "Validation";
+    case 429: return "Overloaded";
+    case 503: return "Unhealthy";
+    default: return status >= 500 ? "Backend" : "Validation";
+  }
+}
+
+}  // namespace
+
+HttpError to_http_error(const Error& error, const std::string& param) {
+  std::string message = error.message();
+  if (error.input_index()) message = "input " + std::to_string(*error.input_index()) + ": " + message;
+  switch (error.code()) {
+    case ErrorCode::kInvalidInput: return {422, message, param};
+    case ErrorCode::kInvalidArgument:
+    case ErrorCode::kParse:
+    case ErrorCode::kUnsupported: return {400, message, param};
+    case ErrorCode::kNotFound: return {404, message, param};
+    case ErrorCode::kOverloaded: return {429, message, {}, "overloaded"};
+    case ErrorCode::kTimeout: return {503, message, {}, "timeout"};
+    case ErrorCode::kRuntime: break;
+  }
+  return {500, message};
+}
+
+nlohmann::json error_body(ApiStyle style, const HttpError& error) {
+  using nlohmann::json;
+  switch (style) {
+    case ApiStyle::kOpenAI:
+      return {{"error",
+               {{"message", error.what()},
+                {"type", openai_type(error.status())},
+                {"param", error.param().empty() ? json(nullptr) : json(error.param())},
+                {"code", error.code().empty() ? json(nullptr) : json(error.code())}}}};
+    case ApiStyle::kTei: return {{"error", error.what()}, {"error_type", tei_type(error.status())}};
+    case ApiStyle::kCohere: return {{"message", error.what()}};
+    case ApiStyle::kPlain: break;
+  }
+  return {{"error", error.what()}};
+}
+
+std::string dump(const nlohmann::json& value) {
+  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace sieve::server

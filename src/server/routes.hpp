@@ -1,0 +1,67 @@
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <string>
+
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include "server/auth.hpp"
+#include "server/http_error.hpp"
+#include "server/metrics.hpp"
+#include "server/served_models.hpp"
+#include "server/server.hpp"
+
+namespace sieve::server {
+
+// What every route sees.
+struct ServerState {
+  const ServerOptions& options;
+  ServedModels& models;
+  Metrics& metrics;
+  ApiKeys keys;
+  std::atomic<bool> ready{false};
+  std::chrono::system_clock::time_point started = std::chrono::system_clock::now();
+
+  [[nodiscard]] std::chrono::steady_clock::time_point deadline() const {
+    return std::chrono::steady_clock::now() + options.request_timeout;
+  }
+};
+
+// A route's own work: reads the request, returns the JSON answer (status
+// 200) or throws HttpError / sieve::Error.
+using JsonHandler = std::function<nlohmann::json(const httplib::Request&)>;
+
+// Adds `handler` as `method path`: checks the API key (unless `open`),
+// renders errors in `style`, and counts the request in the metrics under
+// `path`.
+void add_route(httplib::Server& http, ServerState& state, const char* method, const std::string& path,
+               ApiStyle style, JsonHandler handler, bool open = false);
+// The same for a handler that writes the response itself (status 200 unless it sets another).
+using RawHandler = std::function<void(const httplib::Request&, httplib::Response&)>;
+void add_raw_route(httplib::Server& http, ServerState& state, const char* method, const std::string& path,
+                   ApiStyle style, RawHandler handler, bool open = false);
+
+void add_openai_routes(httplib::Server& http, ServerState& state);
+void add_tei_routes(httplib::Server& http, ServerState& state);
+void add_cohere_routes(httplib::Server& http, ServerState& state);
+// /health, /ready, /metrics.
+void add_operations_routes(httplib::Server& http, ServerState& state);
+
+// Tokenization time of one request, for the metrics.
+class TokenizeTimer {
+ public:
+  explicit TokenizeTimer(Metrics& metrics) : metrics_(metrics), start_(std::chrono::steady_clock::now()) {}
+  TokenizeTimer(const TokenizeTimer&) = delete;
+  TokenizeTimer& operator=(const TokenizeTimer&) = delete;
+  ~TokenizeTimer() {
+    metrics_.observe_tokenize(std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count());
+  }
+
+ private:
+  Metrics& metrics_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace sieve::server

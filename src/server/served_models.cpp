@@ -1,0 +1,101 @@
+#include "server/served_models.hpp"
+
+#include <chrono>
+
+#include "server/http_error.hpp"
+#include "server/metrics.hpp"
+#include "sieve/logging.hpp"
+
+namespace sieve::server {
+
+const ModelInfo& ServedModel::info() const {
+  return reranker ? reranker->reranker().info() : embedding->embedder().info();
+}
+
+const Tokenizer& ServedModel::tokenizer() const {
+  return reranker ? reranker->reranker().tokenizer() : embedding->embedder().tokenizer();
+}
+
+ServedModels::ServedModels(ModelRegistry& registry, const std::vector<std::string>& names,
+                           const SchedulerOptions& scheduling, Metrics& metrics) {
+  std::vector<std::string> chosen = names;
+  if (chosen.empty()) {
+    for (const RegistryEntry& entry : registry.list()) {
+      if (entry.error.empty()) {
+        chosen.push_back(entry.name);
+      } else {
+        log_warn("skipping model folder " + entry.name + ": " + entry.error);
+      }
+    }
+  }
+  if (chosen.empty()) {
+    throw Error(ErrorCode::kNotFound, "no model folder under " + registry.root().string());
+  }
+  for (const std::string& name : chosen) {
+    const auto start = std::chrono::steady_clock::now();
+    ServedModel model;
+    model.name = name;
+    model.kind = registry.describe(name).kind;
+    const auto observe = [&metrics, name](const BatchReport& report) { metrics.observe_batch(name, report); };
+    if (model.kind == ModelKind::kReranker) {
+      model.reranker = std::make_shared<RerankService>(registry.reranker(name), scheduling, observe);
+    } else {
+      model.embedding = std::make_shared<EmbeddingService>(registry.embedder(name), scheduling, observe);
+    }
+    model.load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    metrics.set_model_load_seconds(name, model.load_seconds);
+    models_.push_back(std::move(model));
+  }
+}
+
+const ServedModel& ServedModels::find(const std::optional<std::string>& name, bool reranker) const {
+  if (!name || name->empty()) {
+    for (const ServedModel& m : models_) {
+      if (m.is_reranker() == reranker) return m;
+    }
+    throw HttpError(404, std::string("no ") + (reranker ? "reranking" : "embedding") + " model is served", "model",
+                    "model_not_found");
+  }
+  for (const ServedModel& m : models_) {
+    if (m.name != *name) continue;
+    if (m.is_reranker() != reranker) {
+      throw HttpError(400,
+                      "the model `" + *name + "` is " + (m.is_reranker() ? "a reranker" : "an embedding model") +
+                          ", not " + (reranker ? "a reranker" : "an embedding model"),
+                      "model", "model_kind_mismatch");
+    }
+    return m;
+  }
+  throw HttpError(404, "the model `" + *name + "` does not exist", "model", "model_not_found");
+}
+
+const ServedModel& ServedModels::embedding(const std::optional<std::string>& name) const {
+  return find(name, false);
+}
+
+const ServedModel& ServedModels::reranker(const std::optional<std::string>& name) const {
+  return find(name, true);
+}
+
+const ServedModel& ServedModels::any(const std::optional<std::string>& name) const {
+  if (!name || name->empty()) return models_.front();
+  for (const ServedModel& m : models_) {
+    if (m.name == *name) return m;
+  }
+  throw HttpError(404, "the model `" + *name + "` does not exist", "model", "model_not_found");
+}
+
+std::size_t ServedModels::queued() const {
+  std::size_t n = 0;
+  for (const ServedModel& m : models_) n += m.reranker ? m.reranker->queued() : m.embedding->queued();
+  return n;
+}
+
+void ServedModels::stop() {
+  for (ServedModel& m : models_) {
+    if (m.reranker) m.reranker->stop();
+    if (m.embedding) m.embedding->stop();
+  }
+}
+
+}  // namespace sieve::server

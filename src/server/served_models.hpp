@@ -1,0 +1,56 @@
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sieve/registry.hpp"
+#include "sieve/serving.hpp"
+
+namespace sieve::server {
+
+class Metrics;
+
+// One model the server answers for, loaded at start-up.
+struct ServedModel {
+  std::string name;
+  ModelKind kind = ModelKind::kEmbedding;
+  std::shared_ptr<EmbeddingService> embedding;  // set for the embedding kinds
+  std::shared_ptr<RerankService> reranker;      // set for rerankers
+  double load_seconds = 0;
+
+  [[nodiscard]] bool is_reranker() const noexcept { return reranker != nullptr; }
+  [[nodiscard]] const ModelInfo& info() const;
+  [[nodiscard]] const Tokenizer& tokenizer() const;
+};
+
+// The models of a registry the server serves, each behind its own batch
+// scheduler. Clients can only name these; nothing is loaded from a path a
+// request gives.
+class ServedModels {
+ public:
+  // Every model of the registry, or only `names` when given. Throws when a
+  // name is unknown or a model fails to load.
+  ServedModels(ModelRegistry& registry, const std::vector<std::string>& names, const SchedulerOptions& scheduling,
+               Metrics& metrics);
+  ServedModels(const ServedModels&) = delete;
+  ServedModels& operator=(const ServedModels&) = delete;
+
+  [[nodiscard]] const std::vector<ServedModel>& all() const noexcept { return models_; }
+  // The model `name`, or with no name the first model of the kind asked
+  // for. HttpError 404 (or 400 for the other kind) otherwise.
+  [[nodiscard]] const ServedModel& embedding(const std::optional<std::string>& name) const;
+  [[nodiscard]] const ServedModel& reranker(const std::optional<std::string>& name) const;
+  // Either kind (tokenize, decode, info).
+  [[nodiscard]] const ServedModel& any(const std::optional<std::string>& name) const;
+  [[nodiscard]] std::size_t queued() const;
+  // Stops the schedulers after their queued work.
+  void stop();
+
+ private:
+  [[nodiscard]] const ServedModel& find(const std::optional<std::string>& name, bool reranker) const;
+  std::vector<ServedModel> models_;
+};
+
+}  // namespace sieve::server

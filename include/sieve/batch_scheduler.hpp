@@ -65,8 +65,8 @@ class BatchScheduler {
     std::vector<Output> outputs;
     std::promise<std::vector<Output>> promise;
     Clock::time_point deadline;
-    std::size_t remaining = 0;        // guarded by the scheduler's mutex
-    std::atomic<bool> done = false;   // the promise is set
+    std::size_t remaining = 0;       // guarded by the scheduler's mutex
+    std::atomic<bool> done = false;  // the promise is set
     std::atomic<bool> cancelled = false;
 
     void fail(std::exception_ptr error) {

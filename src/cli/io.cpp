@@ -27,7 +27,6 @@ void for_each_line_chunk(std::istream& in, std::size_t chunk,
   if (!lines.empty()) consume(lines, first);
 }
 
-
 void write_stdout(std::string_view data) {
   if (std::fwrite(data.data(), 1, data.size(), stdout) != data.size()) {
     throw Error(ErrorCode::kRuntime, "error writing standard output");

@@ -26,15 +26,16 @@ Action add_serve_command(CLI::App& app) {
   command->add_option("--host", s.host, "Address to listen on (default 127.0.0.1: this machine only)");
   command->add_option("--port", s.port, "Port (0: any free port, logged)")->check(CLI::Range(0, 65535));
   add_runtime_options(*command, args->model);
-  command->add_option("--max-batch-tokens", s.scheduling.max_batch_tokens,
-                      "Tokens per model run at most, padding included")
+  command
+      ->add_option("--max-batch-tokens", s.scheduling.max_batch_tokens,
+                   "Tokens per model run at most, padding included")
       ->check(CLI::PositiveNumber);
   command->add_option("--max-batch-size", s.scheduling.max_batch_size, "Inputs per model run at most")
       ->check(CLI::PositiveNumber);
   command->add_option("--max-wait-ms", args->max_wait_ms, "How long a queued input may wait for others to join its run")
       ->check(CLI::Range(0.0, 10000.0));
-  command->add_option("--max-queued", s.scheduling.max_queued,
-                      "Inputs queued per model at most; beyond, requests get 429")
+  command
+      ->add_option("--max-queued", s.scheduling.max_queued, "Inputs queued per model at most; beyond, requests get 429")
       ->check(CLI::PositiveNumber);
   command->add_option("--workers", s.scheduling.workers, "Threads running model batches, per model")
       ->check(CLI::Range(1, 64));
@@ -49,9 +50,11 @@ Action add_serve_command(CLI::App& app) {
       ->check(CLI::Range(0.001, 86400.0));
   command->add_option("--api-key-file", args->api_key_file,
                       "File of API keys, one per line (also: the SIEVE_API_KEYS variable, comma-separated)");
-  command->add_option("--cors-allow-origin", s.cors_origins, "Origin allowed to call from a browser (repeatable; *: any)");
-  command->add_option("--drain-grace", args->drain_grace_s,
-                      "Seconds /ready answers 503 after SIGTERM before the server stops accepting")
+  command->add_option("--cors-allow-origin", s.cors_origins,
+                      "Origin allowed to call from a browser (repeatable; *: any)");
+  command
+      ->add_option("--drain-grace", args->drain_grace_s,
+                   "Seconds /ready answers 503 after SIGTERM before the server stops accepting")
       ->check(CLI::Range(0.0, 3600.0));
   command->add_option("--drain-timeout", args->drain_timeout_s, "Seconds in-flight requests get to finish on SIGTERM")
       ->check(CLI::Range(0.0, 3600.0));

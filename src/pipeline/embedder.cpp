@@ -221,8 +221,7 @@ Embeddings Embedder::embed(const std::vector<std::string>& texts, EmbedTimings* 
   return embed(std::span<const std::string_view>(views), timings);
 }
 
-std::vector<EncodedText> Embedder::encode(std::span<const std::string_view> texts,
-                                          const EncodeOptions& options) const {
+std::vector<EncodedText> Embedder::encode(std::span<const std::string_view> texts, const EncodeOptions& options) const {
   const Impl& m = *impl_;
   std::string prompt = m.info.prompt;
   std::size_t prompt_tokens = m.info.prompt_length;
@@ -321,8 +320,8 @@ std::vector<float> Embedder::run_batch(std::span<const EncodedText* const> input
   if (mask_prompt) {
     pool_mask = tensors.mask;
     for (std::size_t row = 0; row < batch; ++row) {
-      std::fill_n(pool_mask.begin() + static_cast<std::ptrdiff_t>(row * seq),
-                  std::min(inputs[row]->prompt_tokens, seq), 0);
+      std::fill_n(pool_mask.begin() + static_cast<std::ptrdiff_t>(row * seq), std::min(inputs[row]->prompt_tokens, seq),
+                  0);
     }
     pooling_mask = pool_mask.data();
   }

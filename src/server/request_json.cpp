@@ -22,7 +22,8 @@ const json* field(const json& body, const char* key) {
 }
 
 bool is_token_list(const json& value) {
-  return value.is_array() && std::all_of(value.begin(), value.end(), [](const json& v) { return v.is_number_integer(); });
+  return value.is_array() &&
+         std::all_of(value.begin(), value.end(), [](const json& v) { return v.is_number_integer(); });
 }
 
 std::vector<std::uint32_t> token_ids(const json& list, const char* key, std::size_t index) {
@@ -34,8 +35,10 @@ std::vector<std::uint32_t> token_ids(const json& list, const char* key, std::siz
   for (const json& v : list) {
     const bool in_range = v.is_number_unsigned() && v.get<std::uint64_t>() <= std::numeric_limits<std::uint32_t>::max();
     if (!in_range) {
-      throw HttpError(422, std::string("`") + key + "` input " + std::to_string(index) +
-                               ": token ids must be integers from 0 to 4294967295", key);
+      throw HttpError(422,
+                      std::string("`") + key + "` input " + std::to_string(index) +
+                          ": token ids must be integers from 0 to 4294967295",
+                      key);
     }
     ids.push_back(v.get<std::uint32_t>());
   }
@@ -77,8 +80,8 @@ std::optional<std::int64_t> optional_int(const json& body, const char* key, std:
   const bool in_range = v->is_number_unsigned() ? v->get<std::uint64_t>() <= static_cast<std::uint64_t>(max)
                                                 : (v->get<std::int64_t>() >= min && v->get<std::int64_t>() <= max);
   if (!in_range || v->get<std::int64_t>() < min) {
-    throw HttpError(422, std::string("`") + key + "` must be from " + std::to_string(min) + " to " +
-                             std::to_string(max), key);
+    throw HttpError(
+        422, std::string("`") + key + "` must be from " + std::to_string(min) + " to " + std::to_string(max), key);
   }
   return v->get<std::int64_t>();
 }
@@ -105,8 +108,10 @@ Inputs read_inputs(const json& body, const char* key, std::size_t max_inputs, bo
   const bool id_lists = allow_ids && !ids && std::all_of(v->begin(), v->end(), is_token_list);
   const std::size_t count = ids ? 1 : v->size();
   if (count > max_inputs) {
-    throw HttpError(413, std::string("`") + key + "` has " + std::to_string(count) + " inputs, more than the " +
-                             std::to_string(max_inputs) + " allowed per request", key);
+    throw HttpError(413,
+                    std::string("`") + key + "` has " + std::to_string(count) + " inputs, more than the " +
+                        std::to_string(max_inputs) + " allowed per request",
+                    key);
   }
   if (ids) {
     inputs.ids.push_back(token_ids(*v, key, 0));
@@ -115,8 +120,10 @@ Inputs read_inputs(const json& body, const char* key, std::size_t max_inputs, bo
   } else {
     for (std::size_t i = 0; i < v->size(); ++i) {
       if (!(*v)[i].is_string()) {
-        throw HttpError(422, std::string("`") + key + "` input " + std::to_string(i) + " is not a string; `" + key +
-                                 "` must be " + expected, key);
+        throw HttpError(422,
+                        std::string("`") + key + "` input " + std::to_string(i) + " is not a string; `" + key +
+                            "` must be " + expected,
+                        key);
       }
       inputs.texts.push_back((*v)[i].get<std::string>());
     }

@@ -36,8 +36,8 @@ using JsonHandler = std::function<nlohmann::json(const httplib::Request&)>;
 // Adds `handler` as `method path`: checks the API key (unless `open`),
 // renders errors in `style`, and counts the request in the metrics under
 // `path`.
-void add_route(httplib::Server& http, ServerState& state, const char* method, const std::string& path,
-               ApiStyle style, JsonHandler handler, bool open = false);
+void add_route(httplib::Server& http, ServerState& state, const char* method, const std::string& path, ApiStyle style,
+               JsonHandler handler, bool open = false);
 // The same for a handler that writes the response itself (status 200 unless it sets another).
 using RawHandler = std::function<void(const httplib::Request&, httplib::Response&)>;
 void add_raw_route(httplib::Server& http, ServerState& state, const char* method, const std::string& path,

@@ -19,8 +19,10 @@ std::vector<std::string> read_documents(const json& body, std::size_t max_inputs
   }
   if (it->empty()) throw HttpError(400, "`documents` must not be empty", "documents");
   if (it->size() > max_inputs) {
-    throw HttpError(413, "`documents` has " + std::to_string(it->size()) + " documents, more than the " +
-                             std::to_string(max_inputs) + " allowed per request", "documents");
+    throw HttpError(413,
+                    "`documents` has " + std::to_string(it->size()) + " documents, more than the " +
+                        std::to_string(max_inputs) + " allowed per request",
+                    "documents");
   }
   std::vector<std::string> documents;
   documents.reserve(it->size());
@@ -31,8 +33,9 @@ std::vector<std::string> read_documents(const json& body, std::size_t max_inputs
     } else if (d.is_object() && d.contains("text") && d["text"].is_string()) {
       documents.push_back(d["text"].get<std::string>());
     } else {
-      throw HttpError(422, "`documents` item " + std::to_string(i) +
-                               " is neither a string nor an object with a \"text\" string", "documents");
+      throw HttpError(
+          422, "`documents` item " + std::to_string(i) + " is neither a string nor an object with a \"text\" string",
+          "documents");
     }
   }
   return documents;

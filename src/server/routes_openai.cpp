@@ -59,9 +59,8 @@ std::string embeddings(ServerState& state, const httplib::Request& req) {
   }
   std::size_t tokens = 0;
   for (const EncodedText& e : encoded) tokens += e.encoding.size();
-  const Embeddings result =
-      service.embed(std::move(encoded), static_cast<std::size_t>(dimensions.value_or(0)), info.normalize,
-                    state.deadline());
+  const Embeddings result = service.embed(std::move(encoded), static_cast<std::size_t>(dimensions.value_or(0)),
+                                          info.normalize, state.deadline());
   // Written directly: a tree of doubles would be slower and print each
   // float with 17 digits.
   std::string out = R"({"object":"list","data":[)";
@@ -77,14 +76,13 @@ std::string embeddings(ServerState& state, const httplib::Request& req) {
   }
   out += R"(],"model":)";
   append_json_string(out, model.name);
-  out += R"(,"usage":{"prompt_tokens":)" + std::to_string(tokens) + R"(,"total_tokens":)" + std::to_string(tokens) +
-         "}}";
+  out +=
+      R"(,"usage":{"prompt_tokens":)" + std::to_string(tokens) + R"(,"total_tokens":)" + std::to_string(tokens) + "}}";
   return out;
 }
 
 json list_models(ServerState& state) {
-  const auto created =
-      std::chrono::duration_cast<std::chrono::seconds>(state.started.time_since_epoch()).count();
+  const auto created = std::chrono::duration_cast<std::chrono::seconds>(state.started.time_since_epoch()).count();
   json data = json::array();
   for (const ServedModel& m : state.models.all()) {
     data.push_back({{"id", m.name}, {"object", "model"}, {"created", created}, {"owned_by", "sieve"}});

@@ -7,7 +7,10 @@ void add_operations_routes(httplib::Server& http, ServerState& state) {
   // Probes answer without an API key: orchestrators call them bare.
   add_route(
       http, state, "GET", "/health", ApiStyle::kPlain,
-      [](const httplib::Request&) { return nlohmann::json{{"status", "ok"}}; }, true);
+      [](const httplib::Request&) {
+        return nlohmann::json{{"status", "ok"}};
+      },
+      true);
   add_raw_route(
       http, state, "GET", "/ready", ApiStyle::kPlain,
       [&state](const httplib::Request&, httplib::Response& res) {

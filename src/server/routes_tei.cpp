@@ -96,7 +96,8 @@ json tokenize(ServerState& state, const httplib::Request& req) {
   std::string prompt;
   if (prompt_name) {
     const auto& prompts = model.info().prompts;
-    const auto it = std::find_if(prompts.begin(), prompts.end(), [&](const auto& p) { return p.first == *prompt_name; });
+    const auto it =
+        std::find_if(prompts.begin(), prompts.end(), [&](const auto& p) { return p.first == *prompt_name; });
     if (it == prompts.end()) throw HttpError(422, "unknown prompt name `" + *prompt_name + "`", "prompt_name");
     prompt = it->second;
   }
@@ -144,8 +145,10 @@ json decode(ServerState& state, const httplib::Request& req) {
   for (std::size_t i = 0; i < inputs.ids.size(); ++i) {
     for (const std::uint32_t id : inputs.ids[i]) {
       if (id >= vocabulary) {
-        throw HttpError(422, "`ids` input " + std::to_string(i) + ": token id " + std::to_string(id) +
-                                 " is outside the vocabulary of " + std::to_string(vocabulary), "ids");
+        throw HttpError(422,
+                        "`ids` input " + std::to_string(i) + ": token id " + std::to_string(id) +
+                            " is outside the vocabulary of " + std::to_string(vocabulary),
+                        "ids");
       }
     }
     out.push_back(tokenizer.decode(inputs.ids[i], skip_special));

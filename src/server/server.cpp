@@ -63,6 +63,7 @@ void add_raw_route(httplib::Server& http, ServerState& state, const char* method
         throw HttpError(401, "a valid API key is required: send it as \"Authorization: Bearer KEY\"", {},
                         "invalid_api_key");
       }
+      res.status = 200;
       handler(req, res);
     } catch (const HttpError& e) {
       write_error(res, style, e);
@@ -84,8 +85,8 @@ void add_raw_route(httplib::Server& http, ServerState& state, const char* method
   }
 }
 
-void add_route(httplib::Server& http, ServerState& state, const char* method, const std::string& path,
-               ApiStyle style, JsonHandler handler, bool open) {
+void add_route(httplib::Server& http, ServerState& state, const char* method, const std::string& path, ApiStyle style,
+               JsonHandler handler, bool open) {
   add_raw_route(
       http, state, method, path, style,
       [handler = std::move(handler)](const httplib::Request& req, httplib::Response& res) {
@@ -127,23 +128,23 @@ int serve(const ServerOptions& options) {
   http.set_write_timeout(30);
   // Errors raised before a route runs (unknown path, body over the limit)
   // get a JSON body in the shape of the API the path belongs to.
-  http.set_error_handler(httplib::Server::HandlerWithResponse([&state](const httplib::Request& req,
-                                                                          httplib::Response& res) {
-    if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
-    const ApiStyle style = style_of(req.path);
-    if (res.status == 413) {
-      write_error(res, style,
-                  HttpError(413, "the request body is larger than the " +
-                                     std::to_string(state.options.max_body_bytes) + " bytes allowed"));
-    } else if (res.status == 404) {
-      write_error(res, style, HttpError(404, "no route " + req.method + " " + req.path));
-    } else {
-      write_error(res, style, HttpError(res.status, "HTTP status " + std::to_string(res.status)));
-    }
-    allow_origin(state.options, req, res);
-    state.metrics.count_request("(none)", res.status, 0);
-    return httplib::Server::HandlerResponse::Handled;
-  }));
+  http.set_error_handler(
+      httplib::Server::HandlerWithResponse([&state](const httplib::Request& req, httplib::Response& res) {
+        if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+        const ApiStyle style = style_of(req.path);
+        if (res.status == 413) {
+          write_error(res, style,
+                      HttpError(413, "the request body is larger than the " +
+                                         std::to_string(state.options.max_body_bytes) + " bytes allowed"));
+        } else if (res.status == 404) {
+          write_error(res, style, HttpError(404, "no route " + req.method + " " + req.path));
+        } else {
+          write_error(res, style, HttpError(res.status, "HTTP status " + std::to_string(res.status)));
+        }
+        allow_origin(state.options, req, res);
+        state.metrics.count_request("(none)", res.status, 0);
+        return httplib::Server::HandlerResponse::Handled;
+      }));
   if (!options.cors_origins.empty()) {
     http.Options(".*", [&state](const httplib::Request& req, httplib::Response& res) {
       allow_origin(state.options, req, res);

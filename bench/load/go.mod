@@ -1,0 +1,3 @@
+module sieve/bench/load
+
+go 1.22

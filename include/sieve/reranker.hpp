@@ -44,6 +44,10 @@ struct RerankResult {
   float score = 0;
 };
 
+// Positions of `scores`, best first; ties keep input order, and NaN (a
+// broken model) ranks last instead of breaking the ordering.
+std::vector<std::size_t> rank_by_score(std::span<const float> scores);
+
 // A cross-encoder loaded from a model folder. score() and rerank() are const
 // and safe to call from many threads at once.
 class Reranker {

@@ -353,21 +353,25 @@ std::vector<float> Reranker::score(std::string_view query, std::span<const std::
   return scores;
 }
 
+std::vector<std::size_t> rank_by_score(std::span<const float> scores) {
+  std::vector<std::size_t> order(scores.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    if (std::isnan(scores[a])) return false;
+    if (std::isnan(scores[b])) return true;
+    return scores[a] > scores[b];
+  });
+  return order;
+}
+
 std::vector<RerankResult> Reranker::rerank(std::string_view query, std::span<const std::string_view> documents,
                                            std::size_t top_k) const {
   const std::vector<float> scores = score(query, documents);
-  std::vector<RerankResult> results(scores.size());
-  for (std::size_t i = 0; i < scores.size(); ++i) results[i] = {i, scores[i]};
-  // Best first; ties keep input order; a NaN (a broken model) ranks last
-  // instead of breaking the ordering.
-  const auto better = [](const RerankResult& a, const RerankResult& b) {
-    if (std::isnan(a.score)) return false;
-    if (std::isnan(b.score)) return true;
-    return a.score > b.score;
-  };
-  const std::size_t keep = top_k == 0 ? results.size() : std::min(top_k, results.size());
-  std::stable_sort(results.begin(), results.end(), better);
-  results.resize(keep);
+  std::vector<std::size_t> order = rank_by_score(scores);
+  if (top_k != 0 && top_k < order.size()) order.resize(top_k);
+  std::vector<RerankResult> results;
+  results.reserve(order.size());
+  for (const std::size_t i : order) results.push_back({i, scores[i]});
   return results;
 }
 

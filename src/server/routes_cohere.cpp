@@ -61,13 +61,7 @@ json rerank(ServerState& state, const httplib::Request& req) {
   }
   for (const Encoding& e : pairs) tokens += e.size();
   const std::vector<float> scores = model.reranker->score(std::move(pairs), false, state.deadline());
-  std::vector<std::size_t> order(scores.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    if (std::isnan(scores[a])) return false;
-    if (std::isnan(scores[b])) return true;
-    return scores[a] > scores[b];
-  });
+  std::vector<std::size_t> order = rank_by_score(scores);
   if (top_n && static_cast<std::size_t>(*top_n) < order.size()) order.resize(static_cast<std::size_t>(*top_n));
   json results = json::array();
   for (const std::size_t i : order) {

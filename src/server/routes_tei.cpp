@@ -70,14 +70,7 @@ json rerank(ServerState& state, const httplib::Request& req) {
     throw to_http_error(e, "texts");
   }
   const std::vector<float> scores = model.reranker->score(std::move(pairs), raw, state.deadline());
-  std::vector<std::size_t> order(scores.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  // Best first; ties keep input order; NaN (a broken model) last.
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    if (std::isnan(scores[a])) return false;
-    if (std::isnan(scores[b])) return true;
-    return scores[a] > scores[b];
-  });
+  std::vector<std::size_t> order = rank_by_score(scores);
   json out = json::array();
   for (const std::size_t i : order) {
     json item = {{"index", i}, {"score", scores[i]}};

@@ -417,3 +417,33 @@ def test_sigterm_drains_accepted_requests(root):
     assert not failures, failures[:3]
     assert len(answered) > 16
     assert "draining" in s.output() and "drained; exiting" in s.output()
+
+
+def test_random_bodies_never_break_the_server(server):
+    """Garbage bytes and JSON of every shape at every POST route: each gets a
+    4xx in its API's shape (or 200 where the shape happens to be valid), and
+    the server answers normally afterwards."""
+    import random
+    rng = random.Random(5)
+    leaves = [None, True, 0, -1, 2**40, 1.5, "", "text", "\u00e9\u4e2d", [], {}, [1, 2], ["a"], [[1]], [[]]]
+    keys = ["input", "inputs", "model", "query", "texts", "documents", "ids", "dimensions", "normalize", "truncate",
+            "truncation_direction", "top_n", "encoding_format", "raw_scores", "return_text", "prompt_name"]
+
+    def value(depth=0):
+        if depth > 2 or rng.random() < 0.5:
+            return rng.choice(leaves)
+        if rng.random() < 0.5:
+            return [value(depth + 1) for _ in range(rng.randint(0, 3))]
+        return {rng.choice(keys): value(depth + 1) for _ in range(rng.randint(0, 3))}
+
+    for i in range(300):
+        path = ["/v1/embeddings", "/embed", "/rerank", "/v1/rerank", "/tokenize", "/decode"][i % 6]
+        if i % 5 == 0:
+            payload = bytes(rng.randrange(256) for _ in range(rng.randint(0, 64)))
+        else:
+            payload = {rng.choice(keys): value() for _ in range(rng.randint(0, 5))}
+        status, _, body = server.post(path, payload)
+        assert status in (200, 400, 404, 413, 422), (path, payload, status, body)
+        assert isinstance(body, (dict, list)), (path, payload, body)
+    status, _, body = server.post("/embed", {"inputs": "still alive"})
+    assert status == 200 and len(body[0]) == 384

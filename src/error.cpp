@@ -12,6 +12,7 @@ const char* to_string(ErrorCode code) noexcept {
     case ErrorCode::kRuntime: return "runtime error";
     case ErrorCode::kOverloaded: return "overloaded";
     case ErrorCode::kTimeout: return "timeout";
+    case ErrorCode::kCancelled: return "cancelled";
   }
   return "error";
 }

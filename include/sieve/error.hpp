@@ -18,6 +18,7 @@ enum class ErrorCode {
   kRuntime,          // ONNX Runtime or the operating system failed
   kOverloaded,       // too much work is queued, or the service is stopping: retry later
   kTimeout,          // the work's deadline passed before it was done
+  kCancelled,        // whoever asked for the work gave up on it (a client went away)
 };
 
 const char* to_string(ErrorCode code) noexcept;

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string_view>
@@ -14,6 +15,11 @@
 namespace sieve {
 
 using ServiceClock = std::chrono::steady_clock;
+
+// How long a request waits before `abandoned` is first asked, and how often
+// after that: finding out costs more than a fast request takes.
+inline constexpr std::chrono::milliseconds kAbandonedFirstCheck{200};
+inline constexpr std::chrono::milliseconds kAbandonedCheckEvery{100};
 
 // An embedding model behind a BatchScheduler: many callers' inputs share
 // model runs. Tokenizing (encode*) happens on the caller's thread, so the
@@ -33,9 +39,12 @@ class EmbeddingService {
                                                     bool truncate) const;
   // Queues the inputs and waits for their vectors: `dimensions` wide
   // (0: the model's), L2-normalized when `normalize`. Throws Error
-  // kOverloaded when the queue is full, kTimeout past the deadline.
+  // kOverloaded when the queue is full, kTimeout past the deadline, and
+  // kCancelled when `abandoned` (asked now and then while the request
+  // waits) says the caller has gone; the request's queued inputs are then
+  // dropped.
   [[nodiscard]] Embeddings embed(std::vector<EncodedText> inputs, std::size_t dimensions, bool normalize,
-                                 ServiceClock::time_point deadline);
+                                 ServiceClock::time_point deadline, const std::function<bool()>& abandoned = {});
 
   [[nodiscard]] const Embedder& embedder() const noexcept { return *embedder_; }
   [[nodiscard]] std::size_t queued() const { return scheduler_.queued(); }
@@ -55,7 +64,8 @@ class RerankService {
   [[nodiscard]] std::vector<Encoding> encode(std::string_view query, std::span<const std::string_view> documents,
                                              bool truncate) const;
   // One score per pair, in order: the model's activation, or with `raw` the logit.
-  [[nodiscard]] std::vector<float> score(std::vector<Encoding> pairs, bool raw, ServiceClock::time_point deadline);
+  [[nodiscard]] std::vector<float> score(std::vector<Encoding> pairs, bool raw, ServiceClock::time_point deadline,
+                                         const std::function<bool()>& abandoned = {});
 
   [[nodiscard]] const Reranker& reranker() const noexcept { return *reranker_; }
   [[nodiscard]] std::size_t queued() const { return scheduler_.queued(); }

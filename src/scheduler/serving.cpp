@@ -6,15 +6,25 @@
 namespace sieve {
 namespace {
 
-// Waits for a ticket until the deadline; a request that ran out of time is
-// cancelled so its queued inputs never run.
+// Waits for a ticket until the deadline, asking `abandoned` now and then;
+// a request that ran out of time or was given up is cancelled so its
+// queued inputs never run.
 template <class Ticket>
-auto wait_for(Ticket& ticket, ServiceClock::time_point deadline) {
-  if (ticket.result.wait_until(deadline) != std::future_status::ready) {
-    ticket.cancel();
-    throw Error(ErrorCode::kTimeout, "the request's deadline passed before its inputs were run");
+auto wait_for(Ticket& ticket, ServiceClock::time_point deadline, const std::function<bool()>& abandoned) {
+  auto next_check = ServiceClock::now() + kAbandonedFirstCheck;
+  for (;;) {
+    const auto until = abandoned ? std::min(deadline, next_check) : deadline;
+    if (ticket.result.wait_until(until) == std::future_status::ready) return ticket.result.get();
+    if (ServiceClock::now() >= deadline) {
+      ticket.cancel();
+      throw Error(ErrorCode::kTimeout, "the request's deadline passed before its inputs were run");
+    }
+    if (abandoned()) {
+      ticket.cancel();
+      throw Error(ErrorCode::kCancelled, "the client closed the connection before the answer was ready");
+    }
+    next_check = ServiceClock::now() + kAbandonedCheckEvery;
   }
-  return ticket.result.get();
 }
 
 }  // namespace
@@ -74,7 +84,7 @@ std::vector<EncodedText> EmbeddingService::encode_ids(std::span<const std::vecto
 }
 
 Embeddings EmbeddingService::embed(std::vector<EncodedText> inputs, std::size_t dimensions, bool normalize,
-                                   ServiceClock::time_point deadline) {
+                                   ServiceClock::time_point deadline, const std::function<bool()>& abandoned) {
   const std::size_t model_dimension = embedder_->info().model_dimension;
   const std::size_t keep = dimensions == 0 ? embedder_->info().dimension : dimensions;
   if (model_dimension != 0 && keep > model_dimension) {
@@ -86,7 +96,7 @@ Embeddings EmbeddingService::embed(std::vector<EncodedText> inputs, std::size_t 
   result.dimension = keep;
   if (inputs.empty()) return result;
   auto ticket = scheduler_.submit(std::move(inputs), deadline);
-  const std::vector<std::vector<float>> pooled = wait_for(ticket, deadline);
+  const std::vector<std::vector<float>> pooled = wait_for(ticket, deadline, abandoned);
   result.data.resize(result.rows * keep);
   for (std::size_t i = 0; i < pooled.size(); ++i) {
     Embedder::finish(pooled[i], keep, normalize, result.data.data() + i * keep);
@@ -117,10 +127,11 @@ std::vector<Encoding> RerankService::encode(std::string_view query, std::span<co
   return reranker_->encode(query, documents, truncate, 1);
 }
 
-std::vector<float> RerankService::score(std::vector<Encoding> pairs, bool raw, ServiceClock::time_point deadline) {
+std::vector<float> RerankService::score(std::vector<Encoding> pairs, bool raw, ServiceClock::time_point deadline,
+                                        const std::function<bool()>& abandoned) {
   if (pairs.empty()) return {};
   auto ticket = scheduler_.submit(std::move(pairs), deadline);
-  const std::vector<std::vector<float>> logits = wait_for(ticket, deadline);
+  const std::vector<std::vector<float>> logits = wait_for(ticket, deadline, abandoned);
   std::vector<float> scores(logits.size());
   for (std::size_t i = 0; i < logits.size(); ++i) scores[i] = reranker_->score_from_logits(logits[i], raw);
   return scores;

@@ -39,6 +39,8 @@ HttpError to_http_error(const Error& error, const std::string& param) {
     case ErrorCode::kNotFound: return {404, message, param};
     case ErrorCode::kOverloaded: return {429, message, {}, "overloaded"};
     case ErrorCode::kTimeout: return {503, message, {}, "timeout"};
+    // nginx's "client closed request": nobody reads it, the metrics count it.
+    case ErrorCode::kCancelled: return {499, message, {}, "cancelled"};
     case ErrorCode::kRuntime: break;
   }
   return {500, message};

@@ -2,12 +2,14 @@
 
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
 #include "server/auth.hpp"
+#include "server/client_connection.hpp"
 #include "server/http_error.hpp"
 #include "server/metrics.hpp"
 #include "server/served_models.hpp"
@@ -26,6 +28,10 @@ struct ServerState {
 
   [[nodiscard]] std::chrono::steady_clock::time_point deadline() const {
     return std::chrono::steady_clock::now() + options.request_timeout;
+  }
+  // Whether the request's client has gone away, for the services to drop its work.
+  [[nodiscard]] static std::function<bool()> client_gone(const httplib::Request& req) {
+    return [connection = std::make_shared<ClientConnection>(req)] { return connection->gone(); };
   }
 };
 

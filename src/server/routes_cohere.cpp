@@ -60,7 +60,8 @@ json rerank(ServerState& state, const httplib::Request& req) {
     throw to_http_error(e, "documents");
   }
   for (const Encoding& e : pairs) tokens += e.size();
-  const std::vector<float> scores = model.reranker->score(std::move(pairs), false, state.deadline());
+  const std::vector<float> scores =
+      model.reranker->score(std::move(pairs), false, state.deadline(), ServerState::client_gone(req));
   std::vector<std::size_t> order = rank_by_score(scores);
   if (top_n && static_cast<std::size_t>(*top_n) < order.size()) order.resize(static_cast<std::size_t>(*top_n));
   json results = json::array();

@@ -60,7 +60,7 @@ std::string embeddings(ServerState& state, const httplib::Request& req) {
   std::size_t tokens = 0;
   for (const EncodedText& e : encoded) tokens += e.encoding.size();
   const Embeddings result = service.embed(std::move(encoded), static_cast<std::size_t>(dimensions.value_or(0)),
-                                          info.normalize, state.deadline());
+                                          info.normalize, state.deadline(), ServerState::client_gone(req));
   // Written directly: a tree of doubles would be slower and print each
   // float with 17 digits.
   std::string out = R"({"object":"list","data":[)";

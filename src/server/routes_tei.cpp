@@ -43,8 +43,8 @@ std::string embed(ServerState& state, const httplib::Request& req) {
   } catch (const Error& e) {
     throw to_http_error(e, "inputs");
   }
-  const Embeddings result =
-      service.embed(std::move(encoded), static_cast<std::size_t>(dimensions.value_or(0)), normalize, state.deadline());
+  const Embeddings result = service.embed(std::move(encoded), static_cast<std::size_t>(dimensions.value_or(0)),
+                                          normalize, state.deadline(), ServerState::client_gone(req));
   std::string out = "[";
   for (std::size_t i = 0; i < result.rows; ++i) {
     if (i > 0) out += ",";
@@ -69,7 +69,8 @@ json rerank(ServerState& state, const httplib::Request& req) {
   } catch (const Error& e) {
     throw to_http_error(e, "texts");
   }
-  const std::vector<float> scores = model.reranker->score(std::move(pairs), raw, state.deadline());
+  const std::vector<float> scores =
+      model.reranker->score(std::move(pairs), raw, state.deadline(), ServerState::client_gone(req));
   std::vector<std::size_t> order = rank_by_score(scores);
   json out = json::array();
   for (const std::size_t i : order) {

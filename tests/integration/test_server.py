@@ -447,3 +447,35 @@ def test_random_bodies_never_break_the_server(server):
         assert isinstance(body, (dict, list)), (path, payload, body)
     status, _, body = server.post("/embed", {"inputs": "still alive"})
     assert status == 200 and len(body[0]) == 384
+
+
+def metric(text: str, name: str) -> float:
+    return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines() if line.startswith(name))
+
+
+def test_work_of_a_client_that_went_away_is_dropped(root):
+    """A request queued behind a long one whose client hangs up is answered
+    499 in the metrics and its inputs never run."""
+    import socket
+    s = Server(root, "--max-wait-ms", "0", "--max-batch-tokens", "4096")
+    try:
+        long_texts = [LONG_TEXT] * 96  # ~1 s or more of work on two cores
+        blocker = threading.Thread(target=s.post, args=("/embed", {"inputs": long_texts, "truncate": True}))
+        blocker.start()
+        time.sleep(0.2)
+        body = json.dumps({"model": "minilm", "input": SENTENCES[:50]}).encode()
+        with socket.create_connection(("127.0.0.1", s.port)) as sock:
+            sock.sendall(b"POST /v1/embeddings HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                         b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+            time.sleep(0.05)
+        blocker.join(timeout=120)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            text = s.get("/metrics")[2]
+            if metric(text, 'sieve_requests_total{route="/v1/embeddings",status="499"}') == 1:
+                break
+            time.sleep(0.1)
+        assert metric(text, 'sieve_requests_total{route="/v1/embeddings",status="499"}') == 1, text
+        assert metric(text, "sieve_batch_size_sum") == len(long_texts)  # none of the 50 ran
+    finally:
+        assert s.stop() == 0, s.output()

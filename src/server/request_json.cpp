@@ -33,7 +33,11 @@ std::vector<std::uint32_t> token_ids(const json& list, const char* key, std::siz
   std::vector<std::uint32_t> ids;
   ids.reserve(list.size());
   for (const json& v : list) {
-    const bool in_range = v.is_number_unsigned() && v.get<std::uint64_t>() <= std::numeric_limits<std::uint32_t>::max();
+    constexpr auto kMax = std::numeric_limits<std::uint32_t>::max();
+    // Parsed text gives unsigned numbers; values built in code may be signed.
+    const bool in_range = v.is_number_unsigned()  ? v.get<std::uint64_t>() <= kMax
+                          : v.is_number_integer() ? v.get<std::int64_t>() >= 0 && v.get<std::int64_t>() <= kMax
+                                                  : false;
     if (!in_range) {
       throw HttpError(422,
                       std::string("`") + key + "` input " + std::to_string(index) +

@@ -236,8 +236,10 @@ log "offline throughput: $sieve_bench at batch 32"
 "$sieve_bench" --model "$models/$model" --sentences "$sentences" --batch-sizes 32 --min-seconds "$min_seconds" \
   "${thread_args[@]}" > "$out/offline.json"
 
+# --auto-truncate: the sentence file holds a few inputs over the model's 256
+# tokens, which the peers cut as sentence-transformers does.
 start_server sieve "http://127.0.0.1:$port/ready" \
-  "$sieve" serve --models "$models" --model "$model" --port "$port" "${sieve_args[@]}"
+  "$sieve" serve --models "$models" --model "$model" --port "$port" --auto-truncate "${sieve_args[@]}"
 suite sieve "http://127.0.0.1:$port/v1/embeddings" "$memory_requests"
 stop_server sieve
 

@@ -32,6 +32,9 @@ struct SchedulerOptions {
   // (ErrorCode::kOverloaded) instead of growing memory without bound.
   std::size_t max_queued = 8192;
   std::size_t workers = 1;  // threads running batches
+  // Padding a run may add, as a fraction of its real tokens. On a CPU a run
+  // costs about its padded tokens, so runs of similar length beat big runs.
+  double max_padding = 0.05;
 };
 
 // What one run did, for metrics.
@@ -213,8 +216,8 @@ class BatchScheduler {
   }
 
   // The run: the oldest queued input (so none starves) and the inputs
-  // closest to it in length, added while padding stays within half the real
-  // tokens and the run within the token budget. Attention grows with the
+  // closest to it in length, added while padding stays within max_padding
+  // of the real tokens and the run within the token budget. Attention grows with the
   // square of the padded length, so a few long inputs must not drag many
   // short ones up to their size.
   std::vector<Pending> take_batch() {
@@ -229,7 +232,8 @@ class BatchScheduler {
     std::size_t real = pending_[0].tokens;
     const auto fits = [&](std::size_t count, std::size_t longest, std::size_t tokens) {
       const std::size_t padded = count * longest;
-      return count <= options_.max_batch_size && padded <= options_.max_batch_tokens && 2 * (padded - tokens) <= tokens;
+      return count <= options_.max_batch_size && padded <= options_.max_batch_tokens &&
+             static_cast<double>(padded - tokens) <= options_.max_padding * static_cast<double>(tokens);
     };
     for (;;) {
       const std::size_t count = hi - lo;

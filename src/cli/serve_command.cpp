@@ -35,6 +35,10 @@ Action add_serve_command(CLI::App& app) {
   command->add_option("--max-wait-ms", args->max_wait_ms, "How long a queued input may wait for others to join its run")
       ->check(CLI::Range(0.0, 10000.0));
   command
+      ->add_option("--max-padding", s.scheduling.max_padding,
+                   "Padding a model run may add, as a fraction of its real tokens")
+      ->check(CLI::Range(0.0, 100.0));
+  command
       ->add_option("--max-queued", s.scheduling.max_queued, "Inputs queued per model at most; beyond, requests get 429")
       ->check(CLI::PositiveNumber);
   command->add_option("--workers", s.scheduling.workers, "Threads running model batches, per model")

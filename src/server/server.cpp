@@ -3,6 +3,7 @@
 #include <httplib.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/socket.h>
 
 #include <chrono>
 #include <future>
@@ -121,6 +122,9 @@ int serve(const ServerOptions& options) {
   httplib::Server http;
   const std::size_t threads = std::max<std::size_t>(options.http_threads, 1);
   http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  // Responses go out in more than one write; with Nagle's algorithm the
+  // client's delayed ACK would hold each small response back ~40 ms.
+  http.set_tcp_nodelay(true);
   http.set_payload_max_length(options.max_body_bytes);
   http.set_keep_alive_max_count(100000);
   http.set_keep_alive_timeout(5);
@@ -159,6 +163,14 @@ int serve(const ServerOptions& options) {
   add_cohere_routes(http, state);
   add_operations_routes(http, state);
 
+  // cpp-httplib listens with a backlog of 5: a burst of clients connecting
+  // at once would overflow it and wait for SYN retries (a second or more).
+  // Linux lets listen() be called again to raise it.
+  int listen_socket = -1;
+  http.set_socket_options([&listen_socket](socket_t sock) {
+    httplib::default_socket_options(sock);
+    listen_socket = sock;
+  });
   int port = options.port;
   if (port == 0) {
     port = http.bind_to_any_port(options.host);
@@ -168,6 +180,9 @@ int serve(const ServerOptions& options) {
   if (port < 0) {
     throw Error(ErrorCode::kRuntime, "cannot listen on " + listening_text(options, options.port) +
                                          " (address in use, or not an address of this machine)");
+  }
+  if (listen_socket >= 0 && ::listen(listen_socket, SOMAXCONN) != 0) {
+    log_warn("could not raise the listen backlog; bursts of new connections may wait");
   }
   if (options.host != "127.0.0.1" && options.host != "::1" && options.host != "localhost") {
     log_warn("listening on " + options.host + ", not only on loopback" +

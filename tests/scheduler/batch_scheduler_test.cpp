@@ -141,7 +141,7 @@ TEST(BatchScheduler, KeepsRunsOfSimilarLengthAndWithinTheTokenBudget) {
   for (const auto& run : runs) {
     const int longest = *std::max_element(run.begin(), run.end());
     EXPECT_LE(static_cast<std::size_t>(longest) * run.size(), options.max_batch_tokens);
-    // 5s and 40s never share a run: the padding would exceed half the real tokens.
+    // 5s and 40s never share a run: the padding would exceed max_padding of the real tokens.
     EXPECT_TRUE(std::all_of(run.begin(), run.end(), [&](int x) { return x == run.front(); }));
   }
 }

@@ -227,7 +227,12 @@ summary() { python3 bench/load/report.py --summary "$1"; }
   echo "sentences=$sentences ($(grep -c . "$sentences") lines)"
   echo "peer_model=$peer_model"
   echo "sieve_args=${sieve_args[*]}"
-  echo "grid=${batches[*]} x ${concurrencies[*]}; ${grid_duration:+$grid_duration per cell}${grid_duration:-$grid_requests requests per cell at batch 1, $grid_requests_batched at larger batches, at least 2 x concurrency}"
+  if [[ -n "$grid_duration" ]]; then
+    cells="$grid_duration per cell"
+  else
+    cells="$grid_requests requests per cell at batch 1, $grid_requests_batched at larger batches, at least 2 x concurrency"
+  fi
+  echo "grid=${batches[*]} x ${concurrencies[*]}; $cells"
 } > "$out/meta.txt"
 
 thread_args=()

@@ -462,7 +462,12 @@ def test_work_of_a_client_that_went_away_is_dropped(root):
         long_texts = [LONG_TEXT] * 96  # ~1 s or more of work on two cores
         blocker = threading.Thread(target=s.post, args=("/embed", {"inputs": long_texts, "truncate": True}))
         blocker.start()
-        time.sleep(0.2)
+        # Once the blocker's first run is done, the rest of it is queued
+        # ahead of what follows (tokenizing it first can take a while in a
+        # sanitizer build).
+        deadline = time.monotonic() + 60
+        while metric(s.get("/metrics")[2], "sieve_batches_total") < 1 and time.monotonic() < deadline:
+            time.sleep(0.01)
         body = json.dumps({"model": "minilm", "input": SENTENCES[:50]}).encode()
         with socket.create_connection(("127.0.0.1", s.port)) as sock:
             sock.sendall(b"POST /v1/embeddings HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"

@@ -27,6 +27,17 @@ auto wait_for(Ticket& ticket, ServiceClock::time_point deadline, const std::func
   }
 }
 
+// A run's row-major output as one vector per input, for the requests it served.
+std::vector<std::vector<float>> split_rows(const std::vector<float>& flat, std::size_t rows) {
+  const std::size_t width = flat.size() / rows;
+  std::vector<std::vector<float>> out(rows);
+  for (std::size_t i = 0; i < rows; ++i) {
+    const auto begin = flat.begin() + static_cast<std::ptrdiff_t>(i * width);
+    out[i].assign(begin, begin + static_cast<std::ptrdiff_t>(width));
+  }
+  return out;
+}
+
 }  // namespace
 
 EmbeddingService::EmbeddingService(std::shared_ptr<const Embedder> embedder, const SchedulerOptions& options,
@@ -35,14 +46,7 @@ EmbeddingService::EmbeddingService(std::shared_ptr<const Embedder> embedder, con
       scheduler_(
           options,
           [model = embedder_.get()](std::span<const EncodedText* const> inputs) {
-            const std::vector<float> pooled = model->run_batch(inputs);
-            const std::size_t dim = pooled.size() / inputs.size();
-            std::vector<std::vector<float>> rows(inputs.size());
-            for (std::size_t i = 0; i < rows.size(); ++i) {
-              const auto begin = pooled.begin() + static_cast<std::ptrdiff_t>(i * dim);
-              rows[i].assign(begin, begin + static_cast<std::ptrdiff_t>(dim));
-            }
-            return rows;
+            return split_rows(model->run_batch(inputs), inputs.size());
           },
           [](const EncodedText& input) { return input.encoding.size(); }, std::move(observer)) {}
 
@@ -110,14 +114,7 @@ RerankService::RerankService(std::shared_ptr<const Reranker> reranker, const Sch
       scheduler_(
           options,
           [model = reranker_.get()](std::span<const Encoding* const> pairs) {
-            const std::vector<float> logits = model->run_batch(pairs);
-            const std::size_t labels = model->num_labels();
-            std::vector<std::vector<float>> rows(pairs.size());
-            for (std::size_t i = 0; i < rows.size(); ++i) {
-              const auto begin = logits.begin() + static_cast<std::ptrdiff_t>(i * labels);
-              rows[i].assign(begin, begin + static_cast<std::ptrdiff_t>(labels));
-            }
-            return rows;
+            return split_rows(model->run_batch(pairs), pairs.size());
           },
           [](const Encoding& pair) { return pair.size(); }, std::move(observer)) {}
 

@@ -1,0 +1,265 @@
+/*
+ * sieve.h: the C ABI of Sieve, local text embeddings and reranking on ONNX
+ * Runtime. The only C header; usable from C99 and C++.
+ *
+ * Conventions
+ * - Handles are opaque. Each sieve_X_create/load/open has a sieve_X_destroy
+ *   that accepts NULL.
+ * - Every call that can fail returns a sieve_status*: NULL on success, else
+ *   an error the caller owns and frees with sieve_status_destroy(). No C++
+ *   exception ever crosses this boundary.
+ * - Text is UTF-8 with an explicit length (sieve_text), so it may contain NUL
+ *   bytes; a NULL data pointer is allowed only with size 0. File paths and
+ *   model names are NUL-terminated.
+ * - Option structs start with struct_size. Fill them with their
+ *   sieve_X_options_init(), which sets struct_size to the size this header
+ *   declares and every field to its default; the library reads only the
+ *   fields that fit in struct_size, so a program built against an older
+ *   header keeps working with a newer library.
+ * - Output: fixed-size results (vectors, scores) go into buffers the caller
+ *   provides, with the required size queryable beforehand (sieve_embed_size)
+ *   and checked (SIEVE_BUFFER_TOO_SMALL); results whose size is known only
+ *   afterwards (encodings, lists, decoded text) are library-allocated and have
+ *   a matching destroy/free function.
+ * - Thread safety: a sieve_model and a sieve_registry may be used from many
+ *   threads at once (embedding, scoring and tokenizing are const); a model
+ *   must not be destroyed while another thread uses it. A sieve_status, an
+ *   encoding and a model list belong to one thread at a time.
+ */
+#ifndef SIEVE_H_
+#define SIEVE_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#define SIEVE_API __declspec(dllexport)
+#elif defined(__GNUC__)
+#define SIEVE_API __attribute__((visibility("default")))
+#else
+#define SIEVE_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped on any incompatible change; compare with sieve_abi_version(). */
+#define SIEVE_ABI_VERSION 1
+
+/* The ABI version of the loaded library (SIEVE_ABI_VERSION it was built with). */
+SIEVE_API uint32_t sieve_abi_version(void);
+/* The library's version ("0.1.0"), and ONNX Runtime's. Static strings. */
+SIEVE_API const char* sieve_version(void);
+SIEVE_API const char* sieve_onnxruntime_version(void);
+
+/* ---- Status --------------------------------------------------------------- */
+
+typedef enum sieve_status_code {
+  SIEVE_OK = 0,
+  SIEVE_INVALID_ARGUMENT = 1, /* a bad parameter or option (NULL handle, unknown provider, ...) */
+  SIEVE_INVALID_INPUT = 2,    /* user text is malformed (not UTF-8, too long without truncation) */
+  SIEVE_NOT_FOUND = 3,        /* a named file, folder or model does not exist */
+  SIEVE_PARSE = 4,            /* a file exists but its content is malformed */
+  SIEVE_UNSUPPORTED = 5,      /* well-formed, but uses something Sieve does not implement */
+  SIEVE_RUNTIME = 6,          /* ONNX Runtime or the operating system failed */
+  SIEVE_WRONG_KIND = 7,       /* an embedding call on a reranker, or the reverse */
+  SIEVE_BUFFER_TOO_SMALL = 8, /* a caller-provided buffer cannot hold the result */
+  SIEVE_OUT_OF_MEMORY = 9,
+  SIEVE_INTERNAL = 10 /* a bug in Sieve */
+} sieve_status_code;
+
+typedef struct sieve_status sieve_status;
+
+SIEVE_API sieve_status_code sieve_status_get_code(const sieve_status* status); /* SIEVE_OK for NULL */
+/* The message, NUL-terminated, valid until the status is destroyed ("" for NULL). */
+SIEVE_API const char* sieve_status_message(const sieve_status* status);
+/* For an error about one input of a batch, its index; else -1. */
+SIEVE_API int64_t sieve_status_input_index(const sieve_status* status);
+SIEVE_API void sieve_status_destroy(sieve_status* status);
+/* The name of a code ("invalid_argument", ...), a static string. */
+SIEVE_API const char* sieve_status_code_name(sieve_status_code code);
+
+/* ---- Common types ------------------------------------------------------------ */
+
+typedef struct sieve_text {
+  const char* data; /* UTF-8, not NUL-terminated; may be NULL when size is 0 */
+  size_t size;      /* in bytes */
+} sieve_text;
+
+typedef enum sieve_model_kind {
+  SIEVE_KIND_AUTO = 0, /* options only: detected from the model folder */
+  SIEVE_KIND_EMBEDDING = 1,
+  SIEVE_KIND_RERANKER = 2
+} sieve_model_kind;
+
+/* Tri-state for options whose default comes from the model folder. */
+#define SIEVE_DEFAULT (-1)
+
+/* ---- Models ------------------------------------------------------------------ */
+
+typedef struct sieve_model_options {
+  size_t struct_size;
+  sieve_model_kind kind;  /* SIEVE_KIND_AUTO */
+  int32_t intra_op_threads; /* 0: one per physical core */
+  int32_t inter_op_threads; /* 1 */
+  /* Execution providers in priority order, as on the command line: "cuda",
+     "cuda:device_id=1", "tensorrt", ...; CPU always ends the list. NULL/0: CPU. */
+  const char* const* providers;
+  size_t provider_count;
+  int32_t strict_providers; /* 0: skip providers the ONNX Runtime lacks; 1: fail */
+  int32_t normalize;        /* SIEVE_DEFAULT (from the model folder), 0 or 1; embedding only */
+  const char* pooling;      /* NULL (from the model folder), "mean", "cls", "max", "mean_sqrt_len", "lasttoken" */
+  size_t max_length;        /* 0: the model's */
+  size_t batch_size;        /* inputs per ONNX Runtime run: 32 */
+  size_t dimensions;        /* Matryoshka truncation, 0: all; embedding only */
+  const char* prompt_name;  /* NULL: the model folder's default prompt; embedding only */
+  int32_t replace_invalid_utf8; /* 0: invalid UTF-8 is an error; 1: replaced by U+FFFD */
+} sieve_model_options;
+
+SIEVE_API void sieve_model_options_init(sieve_model_options* options);
+
+typedef struct sieve_model sieve_model;
+
+/* Loads the model folder (model.onnx or onnx/model.onnx, tokenizer.json, and
+   the sentence-transformers files). options may be NULL (defaults). */
+SIEVE_API sieve_status* sieve_model_load(const char* folder, const sieve_model_options* options,
+                                         sieve_model** out);
+SIEVE_API void sieve_model_destroy(sieve_model* model);
+
+typedef struct sieve_model_info {
+  size_t struct_size; /* set by the caller: sizeof(sieve_model_info) */
+  sieve_model_kind kind;
+  /* Embedding: the length of the vectors sieve_embed writes. Reranker: the
+     number of labels (logits per pair). */
+  size_t dimension;
+  size_t max_length;
+  int32_t normalize; /* embedding: 1 when vectors are L2-normalized */
+  /* NUL-terminated, owned by the model, valid until it is destroyed. */
+  const char* pooling;   /* embedding: "mean", ...; reranker: "" */
+  const char* providers; /* providers the session really uses, comma-separated: "cuda,cpu" */
+  const char* folder;
+  const char* onnx_file;
+} sieve_model_info;
+
+SIEVE_API sieve_status* sieve_model_get_info(const sieve_model* model, sieve_model_info* info);
+
+/* ---- Embedding --------------------------------------------------------------- */
+
+/* The number of floats sieve_embed writes for `count` texts (count * dimension). */
+SIEVE_API sieve_status* sieve_embed_size(const sieve_model* model, size_t count, size_t* out_floats);
+
+/* Embeds `count` texts into `out`, row-major, one row of info.dimension
+   floats per text, in input order. out_capacity is in floats; when it is too
+   small, SIEVE_BUFFER_TOO_SMALL and nothing is written. count 0 is allowed. */
+SIEVE_API sieve_status* sieve_embed(const sieve_model* model, const sieve_text* texts, size_t count, float* out,
+                                    size_t out_capacity);
+
+/* ---- Reranking --------------------------------------------------------------- */
+
+/* One score per document, in input order, into scores[0..count). */
+SIEVE_API sieve_status* sieve_score(const sieve_model* model, sieve_text query, const sieve_text* documents,
+                                    size_t count, float* scores, size_t scores_capacity);
+
+typedef struct sieve_rerank_result {
+  size_t index; /* of the document in the input */
+  float score;
+} sieve_rerank_result;
+
+/* The top_k best documents (all when top_k is 0), best first; ties keep input
+   order. Writes min(count, top_k or count) results and sets *out_count.
+   results_capacity must hold that many. */
+SIEVE_API sieve_status* sieve_rerank(const sieve_model* model, sieve_text query, const sieve_text* documents,
+                                     size_t count, size_t top_k, sieve_rerank_result* results,
+                                     size_t results_capacity, size_t* out_count);
+
+/* ---- Tokenization ------------------------------------------------------------ */
+
+typedef struct sieve_tokenizer sieve_tokenizer;
+
+/* A tokenizer from a Hugging Face tokenizer.json file. */
+SIEVE_API sieve_status* sieve_tokenizer_load(const char* path, sieve_tokenizer** out);
+SIEVE_API void sieve_tokenizer_destroy(sieve_tokenizer* tokenizer);
+/* The model's own tokenizer (with its truncation), borrowed: valid while the
+   model is; never destroy it. NULL for a NULL model. */
+SIEVE_API const sieve_tokenizer* sieve_model_tokenizer(const sieve_model* model);
+
+typedef struct sieve_encoding sieve_encoding;
+
+/* Encodes `text`, or the pair (text, pair) when pair is non-NULL, with the
+   tokenizer's truncation and padding, as Hugging Face's encode(). */
+SIEVE_API sieve_status* sieve_tokenize(const sieve_tokenizer* tokenizer, sieve_text text, const sieve_text* pair,
+                                       int32_t add_special_tokens, sieve_encoding** out);
+SIEVE_API void sieve_encoding_destroy(sieve_encoding* encoding);
+/* Number of tokens; the arrays below have that many entries and are valid
+   until the encoding is destroyed (NULL when there are no tokens). */
+SIEVE_API size_t sieve_encoding_size(const sieve_encoding* encoding);
+SIEVE_API const uint32_t* sieve_encoding_ids(const sieve_encoding* encoding);
+SIEVE_API const uint32_t* sieve_encoding_type_ids(const sieve_encoding* encoding);
+SIEVE_API const uint8_t* sieve_encoding_attention_mask(const sieve_encoding* encoding);
+SIEVE_API const uint8_t* sieve_encoding_special_tokens_mask(const sieve_encoding* encoding);
+/* Byte offsets [begin, end) of each token in its text: 2 * size entries. */
+SIEVE_API const uint32_t* sieve_encoding_offsets(const sieve_encoding* encoding);
+
+/* The vocabulary entry of `id`; points into the tokenizer (no NUL, valid while it is). */
+SIEVE_API sieve_status* sieve_tokenizer_id_to_token(const sieve_tokenizer* tokenizer, uint32_t id, sieve_text* out);
+/* The model's vocabulary size, added tokens not included. */
+SIEVE_API size_t sieve_tokenizer_vocab_size(const sieve_tokenizer* tokenizer);
+/* Text of token ids through the tokenizer's decoder, NUL-terminated, freed
+   with sieve_string_free; *out_size (if non-NULL) gets its length in bytes. */
+SIEVE_API sieve_status* sieve_tokenizer_decode(const sieve_tokenizer* tokenizer, const uint32_t* ids, size_t count,
+                                               int32_t skip_special_tokens, char** out, size_t* out_size);
+SIEVE_API void sieve_string_free(char* string);
+
+/* ---- Registry ---------------------------------------------------------------- */
+
+typedef struct sieve_registry_options {
+  size_t struct_size;
+  /* Bound in bytes on the estimated memory of loaded models (least recently
+     used models nobody holds are evicted); 0: none. */
+  uint64_t memory_budget;
+  /* Options models are loaded with (kind is ignored); NULL: defaults. */
+  const sieve_model_options* model_options;
+  int32_t shared_thread_pool; /* 1: every model runs on one process-wide ORT thread pool */
+} sieve_registry_options;
+
+SIEVE_API void sieve_registry_options_init(sieve_registry_options* options);
+
+typedef struct sieve_registry sieve_registry;
+
+/* Models under `root`, addressed by their path below it ("minilm",
+   "org/model"); loaded on first use, once, and shared. options may be NULL. */
+SIEVE_API sieve_status* sieve_registry_open(const char* root, const sieve_registry_options* options,
+                                            sieve_registry** out);
+SIEVE_API void sieve_registry_destroy(sieve_registry* registry);
+
+/* The model `name` (loading it if needed) as a new handle, destroyed with
+   sieve_model_destroy; it stays valid after the registry is destroyed or the
+   model evicted. Names outside the root ("..", absolute paths) are NOT_FOUND. */
+SIEVE_API sieve_status* sieve_registry_get(sieve_registry* registry, const char* name, sieve_model** out);
+
+typedef struct sieve_model_list sieve_model_list;
+
+typedef struct sieve_registry_entry {
+  size_t struct_size; /* set by the caller: sizeof(sieve_registry_entry) */
+  /* NUL-terminated strings owned by the list, valid until it is destroyed. */
+  const char* name;
+  sieve_model_kind kind;
+  size_t dimension;
+  size_t max_length;
+  int32_t loaded;
+  const char* providers; /* comma-separated */
+  const char* error;     /* "" unless the folder could not be described */
+} sieve_registry_entry;
+
+/* Every model folder under the root, sorted by name; nothing is loaded. */
+SIEVE_API sieve_status* sieve_registry_list(const sieve_registry* registry, sieve_model_list** out);
+SIEVE_API size_t sieve_model_list_size(const sieve_model_list* list);
+SIEVE_API sieve_status* sieve_model_list_get(const sieve_model_list* list, size_t index, sieve_registry_entry* out);
+SIEVE_API void sieve_model_list_destroy(sieve_model_list* list);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SIEVE_H_ */

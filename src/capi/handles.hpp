@@ -1,0 +1,56 @@
+#pragma once
+
+// What the C ABI's opaque handles are.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sieve.h"
+#include "sieve/embedder.hpp"
+#include "sieve/registry.hpp"
+#include "sieve/reranker.hpp"
+#include "sieve/tokenizer.hpp"
+
+struct sieve_tokenizer {
+  std::unique_ptr<sieve::Tokenizer> owned;  // empty for a model's borrowed tokenizer
+  const sieve::Tokenizer* tokenizer = nullptr;
+};
+
+// One loaded model of either kind. The shared_ptrs let a handle from a
+// registry outlive the registry and the model's eviction.
+struct sieve_model {
+  sieve_model_kind kind = SIEVE_KIND_EMBEDDING;
+  std::shared_ptr<const sieve::Embedder> embedder;
+  std::shared_ptr<const sieve::Reranker> reranker;
+  sieve_tokenizer tokenizer;
+  // The strings sieve_model_info points into.
+  std::string pooling;
+  std::string providers;
+  std::string folder;
+  std::string onnx_file;
+};
+
+struct sieve_encoding {
+  sieve::Encoding encoding;
+  std::vector<std::uint32_t> offsets;  // flattened (begin, end) pairs
+};
+
+struct sieve_registry {
+  std::unique_ptr<sieve::ModelRegistry> registry;
+};
+
+struct sieve_model_list {
+  std::vector<sieve::RegistryEntry> entries;
+  std::vector<std::string> providers;  // per entry, comma-separated
+};
+
+namespace sieve::capi {
+
+std::string join_comma(const std::vector<std::string>& values);
+
+// A handle for an embedder or a reranker (exactly one of them non-null).
+std::unique_ptr<sieve_model> make_model(std::shared_ptr<const Embedder> embedder,
+                                        std::shared_ptr<const Reranker> reranker);
+
+}  // namespace sieve::capi

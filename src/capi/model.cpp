@@ -1,0 +1,211 @@
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+#include "capi/handles.hpp"
+#include "capi/options.hpp"
+#include "capi/status.hpp"
+#include "sieve/error.hpp"
+#include "sieve/registry.hpp"
+
+namespace sieve::capi {
+namespace {
+
+const sieve_model& model_of(const sieve_model* model, const char* function) {
+  return *require_not_null(model, function, "model is NULL");
+}
+
+const Embedder& embedder_of(const sieve_model* model, const char* function) {
+  const sieve_model& m = model_of(model, function);
+  if (!m.embedder) {
+    throw CapiError(SIEVE_WRONG_KIND,
+                    std::string(function) + ": " + m.folder + " is a reranker, not an embedding model");
+  }
+  return *m.embedder;
+}
+
+const Reranker& reranker_of(const sieve_model* model, const char* function) {
+  const sieve_model& m = model_of(model, function);
+  if (!m.reranker) {
+    throw CapiError(SIEVE_WRONG_KIND,
+                    std::string(function) + ": " + m.folder + " is an embedding model, not a reranker");
+  }
+  return *m.reranker;
+}
+
+std::string_view view(const sieve_text& text, const char* function, const char* what) {
+  if (text.data == nullptr && text.size != 0) {
+    throw CapiError(SIEVE_INVALID_ARGUMENT,
+                    std::string(function) + ": " + what + " has NULL data and size " + std::to_string(text.size));
+  }
+  return text.data == nullptr ? std::string_view() : std::string_view(text.data, text.size);
+}
+
+std::vector<std::string_view> views(const sieve_text* texts, std::size_t count, const char* function) {
+  require(texts != nullptr || count == 0, function, "texts is NULL");
+  std::vector<std::string_view> result;
+  result.reserve(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    result.push_back(view(texts[i], function, ("text " + std::to_string(i)).c_str()));
+  }
+  return result;
+}
+
+void require_capacity(std::size_t needed, std::size_t capacity, const char* function, const char* unit) {
+  if (capacity < needed) {
+    throw CapiError(SIEVE_BUFFER_TOO_SMALL, std::string(function) + ": the output needs " + std::to_string(needed) +
+                                                " " + unit + ", the buffer holds " + std::to_string(capacity));
+  }
+}
+
+}  // namespace
+
+std::string join_comma(const std::vector<std::string>& values) {
+  std::string result;
+  for (const auto& value : values) {
+    if (!result.empty()) result += ',';
+    result += value;
+  }
+  return result;
+}
+
+std::unique_ptr<sieve_model> make_model(std::shared_ptr<const Embedder> embedder,
+                                        std::shared_ptr<const Reranker> reranker) {
+  auto model = std::make_unique<sieve_model>();
+  const ModelInfo& info = embedder ? embedder->info() : reranker->info();
+  model->kind = embedder ? SIEVE_KIND_EMBEDDING : SIEVE_KIND_RERANKER;
+  model->tokenizer.tokenizer = embedder ? &embedder->tokenizer() : &reranker->tokenizer();
+  model->pooling = embedder ? (info.pooled_by_model ? "model" : to_string(info.pooling)) : "";
+  model->providers = join_comma(info.providers);
+  model->folder = info.folder.string();
+  model->onnx_file = info.onnx_file.string();
+  model->embedder = std::move(embedder);
+  model->reranker = std::move(reranker);
+  return model;
+}
+
+}  // namespace sieve::capi
+
+using sieve::capi::CapiError;
+using sieve::capi::guarded;
+using sieve::capi::require;
+
+extern "C" {
+
+sieve_status* sieve_model_load(const char* folder, const sieve_model_options* options, sieve_model** out) {
+  static constexpr const char* kFunction = "sieve_model_load";
+  return guarded(kFunction, [&] {
+    require(out != nullptr, kFunction, "out is NULL");
+    *out = nullptr;
+    require(folder != nullptr, kFunction, "folder is NULL");
+    const sieve_model_options opts = sieve::capi::read_model_options(options, kFunction);
+    sieve_model_kind kind = opts.kind;
+    if (kind == SIEVE_KIND_AUTO) {
+      kind =
+          sieve::detect_model_kind(folder) == sieve::ModelKind::kReranker ? SIEVE_KIND_RERANKER : SIEVE_KIND_EMBEDDING;
+    }
+    std::unique_ptr<sieve_model> model;
+    if (kind == SIEVE_KIND_EMBEDDING) {
+      auto embedder =
+          std::make_shared<const sieve::Embedder>(sieve::Embedder::load(folder, sieve::capi::embedder_options(opts)));
+      model = sieve::capi::make_model(std::move(embedder), nullptr);
+    } else {
+      auto reranker =
+          std::make_shared<const sieve::Reranker>(sieve::Reranker::load(folder, sieve::capi::reranker_options(opts)));
+      model = sieve::capi::make_model(nullptr, std::move(reranker));
+    }
+    *out = model.release();
+  });
+}
+
+void sieve_model_destroy(sieve_model* model) {
+  delete model;
+}
+
+sieve_status* sieve_model_get_info(const sieve_model* model, sieve_model_info* info) {
+  static constexpr const char* kFunction = "sieve_model_get_info";
+  return guarded(kFunction, [&] {
+    const sieve_model& m = sieve::capi::model_of(model, kFunction);
+    require(info != nullptr, kFunction, "info is NULL");
+    const sieve::ModelInfo& source = m.embedder ? m.embedder->info() : m.reranker->info();
+    sieve_model_info result{};
+    result.struct_size = sizeof result;
+    result.kind = m.kind;
+    result.dimension = source.dimension;
+    result.max_length = source.max_length;
+    result.normalize = m.embedder && source.normalize ? 1 : 0;
+    result.pooling = m.pooling.c_str();
+    result.providers = m.providers.c_str();
+    result.folder = m.folder.c_str();
+    result.onnx_file = m.onnx_file.c_str();
+    sieve::capi::write_versioned(info, &result, sizeof result, kFunction, "sieve_model_info");
+  });
+}
+
+sieve_status* sieve_embed_size(const sieve_model* model, size_t count, size_t* out_floats) {
+  static constexpr const char* kFunction = "sieve_embed_size";
+  return guarded(kFunction, [&] {
+    const sieve::Embedder& embedder = sieve::capi::embedder_of(model, kFunction);
+    require(out_floats != nullptr, kFunction, "out_floats is NULL");
+    const std::size_t dimension = embedder.info().dimension;
+    require(dimension == 0 || count <= SIZE_MAX / dimension, kFunction, "count * dimension overflows size_t");
+    *out_floats = count * dimension;
+  });
+}
+
+sieve_status* sieve_embed(const sieve_model* model, const sieve_text* texts, size_t count, float* out,
+                          size_t out_capacity) {
+  static constexpr const char* kFunction = "sieve_embed";
+  return guarded(kFunction, [&] {
+    const sieve::Embedder& embedder = sieve::capi::embedder_of(model, kFunction);
+    const std::size_t dimension = embedder.info().dimension;
+    require(dimension == 0 || count <= SIZE_MAX / dimension, kFunction, "count * dimension overflows size_t");
+    const std::size_t needed = count * dimension;
+    sieve::capi::require_capacity(needed, out_capacity, kFunction, "floats");
+    require(out != nullptr || needed == 0, kFunction, "out is NULL");
+    const auto inputs = sieve::capi::views(texts, count, kFunction);
+    if (count == 0) return;
+    const sieve::Embeddings embeddings = embedder.embed(std::span<const std::string_view>(inputs));
+    std::memcpy(out, embeddings.data.data(), needed * sizeof(float));
+  });
+}
+
+sieve_status* sieve_score(const sieve_model* model, sieve_text query, const sieve_text* documents, size_t count,
+                          float* scores, size_t scores_capacity) {
+  static constexpr const char* kFunction = "sieve_score";
+  return guarded(kFunction, [&] {
+    const sieve::Reranker& reranker = sieve::capi::reranker_of(model, kFunction);
+    sieve::capi::require_capacity(count, scores_capacity, kFunction, "scores");
+    require(scores != nullptr || count == 0, kFunction, "scores is NULL");
+    const std::string_view q = sieve::capi::view(query, kFunction, "query");
+    const auto docs = sieve::capi::views(documents, count, kFunction);
+    if (count == 0) return;
+    const std::vector<float> result = reranker.score(q, docs);
+    std::memcpy(scores, result.data(), count * sizeof(float));
+  });
+}
+
+sieve_status* sieve_rerank(const sieve_model* model, sieve_text query, const sieve_text* documents, size_t count,
+                           size_t top_k, sieve_rerank_result* results, size_t results_capacity, size_t* out_count) {
+  static constexpr const char* kFunction = "sieve_rerank";
+  return guarded(kFunction, [&] {
+    const sieve::Reranker& reranker = sieve::capi::reranker_of(model, kFunction);
+    require(out_count != nullptr, kFunction, "out_count is NULL");
+    *out_count = 0;
+    const std::size_t needed = top_k == 0 ? count : std::min(count, top_k);
+    sieve::capi::require_capacity(needed, results_capacity, kFunction, "results");
+    require(results != nullptr || needed == 0, kFunction, "results is NULL");
+    const std::string_view q = sieve::capi::view(query, kFunction, "query");
+    const auto docs = sieve::capi::views(documents, count, kFunction);
+    if (count == 0) return;
+    const std::vector<sieve::RerankResult> ranked = reranker.rerank(q, docs, top_k);
+    for (std::size_t i = 0; i < ranked.size(); ++i) results[i] = sieve_rerank_result{ranked[i].index, ranked[i].score};
+    *out_count = ranked.size();
+  });
+}
+
+const sieve_tokenizer* sieve_model_tokenizer(const sieve_model* model) {
+  return model == nullptr ? nullptr : &model->tokenizer;
+}
+
+}  // extern "C"

@@ -1,0 +1,87 @@
+#include "capi/options.hpp"
+
+#include "capi/status.hpp"
+#include "sieve/error.hpp"
+
+namespace sieve::capi {
+namespace {
+
+RuntimeOptions runtime_options(const sieve_model_options& options) {
+  RuntimeOptions runtime;
+  runtime.intra_op_threads = options.intra_op_threads;
+  runtime.inter_op_threads = options.inter_op_threads;
+  runtime.strict_providers = options.strict_providers != 0;
+  if (options.provider_count > 0 && options.providers == nullptr) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "providers is NULL but provider_count is " + std::to_string(options.provider_count));
+  }
+  for (std::size_t i = 0; i < options.provider_count; ++i) {
+    if (options.providers[i] == nullptr) {
+      throw Error(ErrorCode::kInvalidArgument, "providers[" + std::to_string(i) + "] is NULL");
+    }
+    runtime.providers.push_back(parse_provider_spec(options.providers[i]));
+  }
+  return runtime;
+}
+
+void check(const sieve_model_options& options) {
+  if (options.intra_op_threads < 0 || options.inter_op_threads < 0) {
+    throw Error(ErrorCode::kInvalidArgument, "thread counts must not be negative");
+  }
+  if (options.batch_size == 0) throw Error(ErrorCode::kInvalidArgument, "batch_size must be positive");
+  if (options.normalize < SIEVE_DEFAULT || options.normalize > 1) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "normalize must be SIEVE_DEFAULT (-1), 0 or 1, not " + std::to_string(options.normalize));
+  }
+}
+
+}  // namespace
+
+sieve_model_options read_model_options(const sieve_model_options* options, const char* function) {
+  sieve_model_options result;
+  sieve_model_options_init(&result);
+  if (options != nullptr) {
+    read_versioned(options, options->struct_size, &result, sizeof result, function, "sieve_model_options");
+  }
+  if (result.kind != SIEVE_KIND_AUTO && result.kind != SIEVE_KIND_EMBEDDING && result.kind != SIEVE_KIND_RERANKER) {
+    throw CapiError(SIEVE_INVALID_ARGUMENT,
+                    std::string(function) + ": unknown model kind " + std::to_string(static_cast<int>(result.kind)));
+  }
+  check(result);
+  return result;
+}
+
+EmbedderOptions embedder_options(const sieve_model_options& options) {
+  EmbedderOptions result;
+  result.runtime = runtime_options(options);
+  if (options.normalize != SIEVE_DEFAULT) result.normalize = options.normalize != 0;
+  if (options.pooling != nullptr) result.pooling = parse_pooling(options.pooling);
+  if (options.max_length != 0) result.max_length = options.max_length;
+  result.batch_size = options.batch_size;
+  if (options.dimensions != 0) result.dimensions = options.dimensions;
+  if (options.prompt_name != nullptr) result.prompt_name = std::string(options.prompt_name);
+  result.invalid_utf8 = options.replace_invalid_utf8 != 0 ? InvalidUtf8::kReplace : InvalidUtf8::kError;
+  return result;
+}
+
+RerankerOptions reranker_options(const sieve_model_options& options) {
+  RerankerOptions result;
+  result.runtime = runtime_options(options);
+  if (options.max_length != 0) result.max_length = options.max_length;
+  result.batch_size = options.batch_size;
+  result.invalid_utf8 = options.replace_invalid_utf8 != 0 ? InvalidUtf8::kReplace : InvalidUtf8::kError;
+  return result;
+}
+
+}  // namespace sieve::capi
+
+extern "C" void sieve_model_options_init(sieve_model_options* options) {
+  if (options == nullptr) return;
+  *options = sieve_model_options{};
+  options->struct_size = sizeof *options;
+  options->kind = SIEVE_KIND_AUTO;
+  options->intra_op_threads = 0;
+  options->inter_op_threads = 1;
+  options->normalize = SIEVE_DEFAULT;
+  options->batch_size = 32;
+}

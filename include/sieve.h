@@ -100,20 +100,20 @@ typedef enum sieve_model_kind {
 
 typedef struct sieve_model_options {
   size_t struct_size;
-  sieve_model_kind kind;  /* SIEVE_KIND_AUTO */
+  sieve_model_kind kind;    /* SIEVE_KIND_AUTO */
   int32_t intra_op_threads; /* 0: one per physical core */
   int32_t inter_op_threads; /* 1 */
   /* Execution providers in priority order, as on the command line: "cuda",
      "cuda:device_id=1", "tensorrt", ...; CPU always ends the list. NULL/0: CPU. */
   const char* const* providers;
   size_t provider_count;
-  int32_t strict_providers; /* 0: skip providers the ONNX Runtime lacks; 1: fail */
-  int32_t normalize;        /* SIEVE_DEFAULT (from the model folder), 0 or 1; embedding only */
-  const char* pooling;      /* NULL (from the model folder), "mean", "cls", "max", "mean_sqrt_len", "lasttoken" */
-  size_t max_length;        /* 0: the model's */
-  size_t batch_size;        /* inputs per ONNX Runtime run: 32 */
-  size_t dimensions;        /* Matryoshka truncation, 0: all; embedding only */
-  const char* prompt_name;  /* NULL: the model folder's default prompt; embedding only */
+  int32_t strict_providers;     /* 0: skip providers the ONNX Runtime lacks; 1: fail */
+  int32_t normalize;            /* SIEVE_DEFAULT (from the model folder), 0 or 1; embedding only */
+  const char* pooling;          /* NULL (from the model folder), "mean", "cls", "max", "mean_sqrt_len", "lasttoken" */
+  size_t max_length;            /* 0: the model's */
+  size_t batch_size;            /* inputs per ONNX Runtime run: 32 */
+  size_t dimensions;            /* Matryoshka truncation, 0: all; embedding only */
+  const char* prompt_name;      /* NULL: the model folder's default prompt; embedding only */
   int32_t replace_invalid_utf8; /* 0: invalid UTF-8 is an error; 1: replaced by U+FFFD */
 } sieve_model_options;
 
@@ -123,8 +123,7 @@ typedef struct sieve_model sieve_model;
 
 /* Loads the model folder (model.onnx or onnx/model.onnx, tokenizer.json, and
    the sentence-transformers files). options may be NULL (defaults). */
-SIEVE_API sieve_status* sieve_model_load(const char* folder, const sieve_model_options* options,
-                                         sieve_model** out);
+SIEVE_API sieve_status* sieve_model_load(const char* folder, const sieve_model_options* options, sieve_model** out);
 SIEVE_API void sieve_model_destroy(sieve_model* model);
 
 typedef struct sieve_model_info {
@@ -170,8 +169,8 @@ typedef struct sieve_rerank_result {
    order. Writes min(count, top_k or count) results and sets *out_count.
    results_capacity must hold that many. */
 SIEVE_API sieve_status* sieve_rerank(const sieve_model* model, sieve_text query, const sieve_text* documents,
-                                     size_t count, size_t top_k, sieve_rerank_result* results,
-                                     size_t results_capacity, size_t* out_count);
+                                     size_t count, size_t top_k, sieve_rerank_result* results, size_t results_capacity,
+                                     size_t* out_count);
 
 /* ---- Tokenization ------------------------------------------------------------ */
 

@@ -19,6 +19,7 @@ packages=(
   libgtest-dev libgmock-dev
   clang clang-format clang-tidy libclang-rt-14-dev
   maven default-jdk-headless
+  valgrind
 )
 # Go fetches the ONNX Runtime C API header as a Go module; any Go will do.
 command -v go >/dev/null || packages+=(golang-go)
@@ -69,6 +70,9 @@ fi
 build_dir="${SIEVE_BUILD_DIR:-build}"
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSIEVE_WERROR=ON >/dev/null
 cmake --build "$build_dir"
+# The C ABI as a user installs it (header, libsieve.so/.a, pkg-config file,
+# CMake package): what the Go and Zig bindings and their tests build against.
+cmake --install "$build_dir" --prefix "$root/$build_dir/stage" >/dev/null
 
 # --- Model folder -----------------------------------------------------------
 .venv/bin/python tools/export_minilm.py --out models/all-MiniLM-L6-v2

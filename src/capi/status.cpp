@@ -59,8 +59,8 @@ sieve_status* status_from_current_exception(const char* function) noexcept {
   }
 }
 
-void require(bool condition, const char* function, const char* what) {
-  if (!condition) throw CapiError(SIEVE_INVALID_ARGUMENT, std::string(function) + ": " + what);
+void throw_invalid_argument(const char* function, const char* what) {
+  throw CapiError(SIEVE_INVALID_ARGUMENT, std::string(function) + ": " + what);
 }
 
 void read_versioned(const void* from, std::size_t struct_size, void* defaults, std::size_t size, const char* function,

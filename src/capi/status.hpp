@@ -46,8 +46,13 @@ sieve_status* guarded(const char* function, Body&& body) noexcept {
   }
 }
 
+[[noreturn]] void throw_invalid_argument(const char* function, const char* what);
+
 // Throws CapiError(SIEVE_INVALID_ARGUMENT) naming the function and parameter.
-void require(bool condition, const char* function, const char* what);
+// Inline, so that static analysis sees that it does not return on failure.
+inline void require(bool condition, const char* function, const char* what) {
+  if (!condition) throw_invalid_argument(function, what);
+}
 
 template <class T>
 T* require_not_null(T* pointer, const char* function, const char* parameter) {

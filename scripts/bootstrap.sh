@@ -72,7 +72,7 @@ cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSIEVE_WERROR=ON
 cmake --build "$build_dir"
 # The C ABI as a user installs it (header, libsieve.so/.a, pkg-config file,
 # CMake package): what the Go and Zig bindings and their tests build against.
-cmake --install "$build_dir" --prefix "$root/$build_dir/stage" >/dev/null
+cmake --install "$build_dir" --prefix "$(cd "$build_dir" && pwd)/stage" >/dev/null
 
 # --- Model folder -----------------------------------------------------------
 .venv/bin/python tools/export_minilm.py --out models/all-MiniLM-L6-v2

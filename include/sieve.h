@@ -53,6 +53,12 @@ SIEVE_API uint32_t sieve_abi_version(void);
 SIEVE_API const char* sieve_version(void);
 SIEVE_API const char* sieve_onnxruntime_version(void);
 
+/* Sieve logs to standard error ("sieve: info: session for ... uses providers
+   [cpu]"). Levels: "trace", "debug", "info" (the default), "warn", "error",
+   "off". Process-wide. */
+typedef struct sieve_status sieve_status;
+SIEVE_API sieve_status* sieve_set_log_level(const char* level);
+
 /* ---- Status --------------------------------------------------------------- */
 
 typedef enum sieve_status_code {
@@ -68,8 +74,6 @@ typedef enum sieve_status_code {
   SIEVE_OUT_OF_MEMORY = 9,
   SIEVE_INTERNAL = 10 /* a bug in Sieve */
 } sieve_status_code;
-
-typedef struct sieve_status sieve_status;
 
 SIEVE_API sieve_status_code sieve_status_get_code(const sieve_status* status); /* SIEVE_OK for NULL */
 /* The message, NUL-terminated, valid until the status is destroyed ("" for NULL). */

@@ -2,6 +2,7 @@
 
 #include "capi/status.hpp"
 #include "runtime/environment.hpp"
+#include "sieve/logging.hpp"
 
 extern "C" {
 
@@ -23,6 +24,14 @@ const char* sieve_onnxruntime_version(void) {
     }
   }();
   return version.c_str();
+}
+
+sieve_status* sieve_set_log_level(const char* level) {
+  static constexpr const char* kFunction = "sieve_set_log_level";
+  return sieve::capi::guarded(kFunction, [&] {
+    sieve::capi::require(level != nullptr, kFunction, "level is NULL");
+    sieve::set_log_level(level);
+  });
 }
 
 }  // extern "C"

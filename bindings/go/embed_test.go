@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -145,6 +146,9 @@ func TestEmbedInvalidUTF8(t *testing.T) {
 	check("Embed", err)
 	_, err = e.EmbedBatch(ctx, texts, 2)
 	check("EmbedBatch", err)
+	if !strings.Contains(err.Error(), "texts[2:4]") {
+		t.Fatalf("EmbedBatch's error does not name the chunk its message counts from: %v", err)
+	}
 
 	r := newEmbedder(t, model, WithReplaceInvalidUTF8())
 	got, err := r.Embed(ctx, texts)

@@ -8,6 +8,7 @@ import "C"
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 )
 
@@ -122,11 +123,12 @@ func (e *Embedder) EmbedChunks(ctx context.Context, texts []string, chunkSize in
 
 func (e *Embedder) embedChunks(ctx context.Context, texts []string, chunkSize int,
 	each func(start int, chunk []string) error) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
 	if len(texts) == 0 {
-		// Nothing to embed, but a closed Embedder still says so, as Embed does.
+		// Nothing to embed, but a cancelled context or a closed Embedder
+		// still say so, as in Embed.
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		if _, err := e.m.h.acquire(); err != nil {
 			return err
 		}
@@ -148,7 +150,9 @@ func (e *Embedder) embedChunks(ctx context.Context, texts []string, chunkSize in
 }
 
 // embedChunk embeds one chunk into out; start is its offset in the caller's
-// slice, added to an error's InputIndex so that it names the caller's text.
+// slice, added to an error's InputIndex so that it names the caller's text
+// (the library's message counts from the chunk's start, so it says which
+// chunk).
 func (e *Embedder) embedChunk(chunk []string, start int, out []float32) error {
 	ptr, err := e.m.h.acquire()
 	if err != nil {
@@ -159,6 +163,7 @@ func (e *Embedder) embedChunk(chunk []string, start int, out []float32) error {
 	var se *Error
 	if errors.As(err, &se) && se.InputIndex >= 0 {
 		se.InputIndex += start
+		se.Message = fmt.Sprintf("in texts[%d:%d]: %s", start, start+len(chunk), se.Message)
 	}
 	return err
 }

@@ -104,7 +104,7 @@ typedef enum sieve_model_kind {
 
 typedef struct sieve_model_options {
   size_t struct_size;
-  sieve_model_kind kind;    /* SIEVE_KIND_AUTO */
+  sieve_model_kind kind;    /* SIEVE_KIND_AUTO; another kind than the folder holds is SIEVE_WRONG_KIND */
   int32_t intra_op_threads; /* 0: one per physical core */
   int32_t inter_op_threads; /* 1 */
   /* Execution providers in priority order, as on the command line: "cuda",

@@ -99,10 +99,15 @@ sieve_status* sieve_model_load(const char* folder, const sieve_model_options* op
     *out = nullptr;
     require(folder != nullptr, kFunction, "folder is NULL");
     const sieve_model_options opts = sieve::capi::read_model_options(options, kFunction);
-    sieve_model_kind kind = opts.kind;
-    if (kind == SIEVE_KIND_AUTO) {
-      kind =
-          sieve::detect_model_kind(folder) == sieve::ModelKind::kReranker ? SIEVE_KIND_RERANKER : SIEVE_KIND_EMBEDDING;
+    const sieve_model_kind kind =
+        sieve::detect_model_kind(folder) == sieve::ModelKind::kReranker ? SIEVE_KIND_RERANKER : SIEVE_KIND_EMBEDDING;
+    // Asking for a kind is asking to fail early, before a model of the other
+    // kind is loaded for nothing.
+    if (opts.kind != SIEVE_KIND_AUTO && opts.kind != kind) {
+      throw CapiError(SIEVE_WRONG_KIND, std::string(kFunction) + ": " + folder + " holds " +
+                                            (kind == SIEVE_KIND_RERANKER ? "a reranker" : "an embedding model") +
+                                            ", not " +
+                                            (opts.kind == SIEVE_KIND_RERANKER ? "a reranker" : "an embedding model"));
     }
     std::unique_ptr<sieve_model> model;
     if (kind == SIEVE_KIND_EMBEDDING) {

@@ -63,7 +63,16 @@ sieve_status* sieve_registry_get(sieve_registry* registry, const char* name, sie
     require(registry != nullptr, kFunction, "registry is NULL");
     require(name != nullptr, kFunction, "name is NULL");
     sieve::ModelRegistry& models = *registry->registry;
-    const auto kind = sieve::detect_model_kind(models.resolve(name));
+    std::filesystem::path folder;
+    try {
+      folder = models.resolve(name);
+    } catch (const sieve::Error& e) {
+      // A name that is not a model under the root (empty, "..", absolute) is
+      // not found, as the server answers 404 for it.
+      if (e.code() != sieve::ErrorCode::kInvalidArgument) throw;
+      throw sieve::Error(sieve::ErrorCode::kNotFound, e.what());
+    }
+    const auto kind = sieve::detect_model_kind(folder);
     std::unique_ptr<sieve_model> model = kind == sieve::ModelKind::kReranker
                                              ? sieve::capi::make_model(nullptr, models.reranker(name))
                                              : sieve::capi::make_model(models.embedder(name), nullptr);

@@ -1,0 +1,472 @@
+"""The C ABI (include/sieve.h) gives the same answers as the rest of Sieve:
+libsieve.so, loaded with ctypes, against `sieve embed` / `sieve rerank` /
+`sieve info` bit for bit (issue 6, point 5: same answers everywhere), and
+against the independent references: Hugging Face `tokenizers` for
+tokenization, the fixtures' Python onnxruntime references and
+sentence-transformers' stored outputs for vectors and scores.
+
+Nothing is built here: SIEVE_LIB names the library (default
+build/libsieve.so). tests/capi/capi_test.c covers the error paths."""
+from __future__ import annotations
+
+import ctypes
+import io
+import json
+import os
+import sys
+from ctypes import POINTER, byref, c_char_p, c_float, c_int, c_int32, c_int64, c_size_t, c_uint32, c_uint8, c_void_p
+from pathlib import Path
+
+import numpy as np
+import pytest
+from tokenizers import Tokenizer
+
+from conftest import MODEL, ROOT, run_sieve
+
+LIB = Path(os.environ.get("SIEVE_LIB", ROOT / "build" / "libsieve.so"))
+FIXTURES = Path(os.environ.get("SIEVE_FIXTURES_DIR", ROOT / "build" / "fixtures"))
+SENTENCES = ROOT / "tests" / "data" / "sentences.txt"
+PAIRS = ROOT / "tests" / "data" / "cross-encoder-pairs.json"
+ST_REFERENCE = ROOT / "tests" / "data" / "all-MiniLM-L6-v2.st-reference.npy"
+CE_REFERENCE = ROOT / "tests" / "data" / "cross-encoder-minilm-l6.ce-reference.json"
+
+sys.path.insert(0, str(ROOT / "tools"))
+import make_cross_encoder  # noqa: E402  (tools/ on the path just above)
+
+EMBEDDERS = ["tiny-bert-tokens", "tiny-bert-pooled", "tiny-bert-cls", "tiny-bert-max"]
+RERANKERS = ["cross-encoder-minilm-l6", "cross-encoder-tiny-3labels"]
+KIND_NAMES = {1: "embedding", 2: "reranker"}
+
+
+# ---- ctypes mirror of sieve.h ---------------------------------------------------
+
+class Text(ctypes.Structure):
+    _fields_ = [("data", c_void_p), ("size", c_size_t)]
+
+
+class ModelOptions(ctypes.Structure):
+    _fields_ = [("struct_size", c_size_t), ("kind", c_int), ("intra_op_threads", c_int32),
+                ("inter_op_threads", c_int32), ("providers", POINTER(c_char_p)), ("provider_count", c_size_t),
+                ("strict_providers", c_int32), ("normalize", c_int32), ("pooling", c_char_p),
+                ("max_length", c_size_t), ("batch_size", c_size_t), ("dimensions", c_size_t),
+                ("prompt_name", c_char_p), ("replace_invalid_utf8", c_int32)]
+
+
+class ModelInfo(ctypes.Structure):
+    _fields_ = [("struct_size", c_size_t), ("kind", c_int), ("dimension", c_size_t), ("max_length", c_size_t),
+                ("normalize", c_int32), ("pooling", c_char_p), ("providers", c_char_p), ("folder", c_char_p),
+                ("onnx_file", c_char_p)]
+
+
+class RerankResult(ctypes.Structure):
+    _fields_ = [("index", c_size_t), ("score", c_float)]
+
+
+class RegistryEntry(ctypes.Structure):
+    _fields_ = [("struct_size", c_size_t), ("name", c_char_p), ("kind", c_int), ("dimension", c_size_t),
+                ("max_length", c_size_t), ("loaded", c_int32), ("providers", c_char_p), ("error", c_char_p)]
+
+
+SIGNATURES = {
+    "sieve_status_get_code": (c_int, [c_void_p]),
+    "sieve_status_message": (c_char_p, [c_void_p]),
+    "sieve_status_input_index": (c_int64, [c_void_p]),
+    "sieve_status_destroy": (None, [c_void_p]),
+    "sieve_set_log_level": (c_void_p, [c_char_p]),
+    "sieve_onnxruntime_version": (c_char_p, []),
+    "sieve_model_options_init": (None, [POINTER(ModelOptions)]),
+    "sieve_model_load": (c_void_p, [c_char_p, POINTER(ModelOptions), POINTER(c_void_p)]),
+    "sieve_model_destroy": (None, [c_void_p]),
+    "sieve_model_get_info": (c_void_p, [c_void_p, POINTER(ModelInfo)]),
+    "sieve_embed": (c_void_p, [c_void_p, POINTER(Text), c_size_t, POINTER(c_float), c_size_t]),
+    "sieve_score": (c_void_p, [c_void_p, Text, POINTER(Text), c_size_t, POINTER(c_float), c_size_t]),
+    "sieve_rerank": (c_void_p, [c_void_p, Text, POINTER(Text), c_size_t, c_size_t, POINTER(RerankResult), c_size_t,
+                                POINTER(c_size_t)]),
+    "sieve_tokenizer_load": (c_void_p, [c_char_p, POINTER(c_void_p)]),
+    "sieve_tokenizer_destroy": (None, [c_void_p]),
+    "sieve_tokenize": (c_void_p, [c_void_p, Text, POINTER(Text), c_int32, POINTER(c_void_p)]),
+    "sieve_encoding_destroy": (None, [c_void_p]),
+    "sieve_encoding_size": (c_size_t, [c_void_p]),
+    "sieve_encoding_ids": (POINTER(c_uint32), [c_void_p]),
+    "sieve_encoding_type_ids": (POINTER(c_uint32), [c_void_p]),
+    "sieve_encoding_attention_mask": (POINTER(c_uint8), [c_void_p]),
+    "sieve_encoding_special_tokens_mask": (POINTER(c_uint8), [c_void_p]),
+    "sieve_encoding_offsets": (POINTER(c_uint32), [c_void_p]),
+    "sieve_tokenizer_id_to_token": (c_void_p, [c_void_p, c_uint32, POINTER(Text)]),
+    "sieve_tokenizer_vocab_size": (c_size_t, [c_void_p]),
+    "sieve_tokenizer_decode": (c_void_p, [c_void_p, POINTER(c_uint32), c_size_t, c_int32, POINTER(c_void_p),
+                                          POINTER(c_size_t)]),
+    "sieve_string_free": (None, [c_void_p]),
+    "sieve_registry_open": (c_void_p, [c_char_p, c_void_p, POINTER(c_void_p)]),
+    "sieve_registry_destroy": (None, [c_void_p]),
+    "sieve_registry_list": (c_void_p, [c_void_p, POINTER(c_void_p)]),
+    "sieve_model_list_size": (c_size_t, [c_void_p]),
+    "sieve_model_list_get": (c_void_p, [c_void_p, c_size_t, POINTER(RegistryEntry)]),
+    "sieve_model_list_destroy": (None, [c_void_p]),
+}
+
+
+class SieveError(Exception):
+    def __init__(self, code: int, message: str, index: int):
+        super().__init__(f"code {code}: {message}")
+        self.code, self.index = code, index
+
+
+def texts_array(texts: list[bytes]):
+    """A sieve_text array over the bytes (kept alive by the caller holding the result)."""
+    array = (Text * max(len(texts), 1))()
+    for i, t in enumerate(texts):
+        array[i] = Text(ctypes.cast(ctypes.c_char_p(t), c_void_p), len(t))
+    return array
+
+
+class Sieve:
+    """Thin wrappers that turn statuses into SieveError and buffers into numpy."""
+
+    def __init__(self, path: Path):
+        self.lib = ctypes.CDLL(str(path))
+        for name, (restype, argtypes) in SIGNATURES.items():
+            function = getattr(self.lib, name)
+            function.restype, function.argtypes = restype, argtypes
+
+    def check(self, status) -> None:
+        if status:
+            error = SieveError(self.lib.sieve_status_get_code(status),
+                               self.lib.sieve_status_message(status).decode(errors="replace"),
+                               self.lib.sieve_status_input_index(status))
+            self.lib.sieve_status_destroy(status)
+            raise error
+
+    def options(self, **fields) -> ModelOptions:
+        options = ModelOptions()
+        self.lib.sieve_model_options_init(byref(options))
+        for key, value in fields.items():
+            setattr(options, key, value)
+        return options
+
+    def load(self, folder: Path, **fields) -> c_void_p:
+        model = c_void_p()
+        self.check(self.lib.sieve_model_load(str(folder).encode(), byref(self.options(**fields)), byref(model)))
+        return model
+
+    def info(self, model) -> ModelInfo:
+        info = ModelInfo(struct_size=ctypes.sizeof(ModelInfo))
+        self.check(self.lib.sieve_model_get_info(model, byref(info)))
+        return info
+
+    def embed(self, model, texts: list[bytes]) -> np.ndarray:
+        dimension = self.info(model).dimension
+        out = np.empty((len(texts), dimension), dtype=np.float32)
+        array = texts_array(texts)
+        self.check(self.lib.sieve_embed(model, array, len(texts), out.ctypes.data_as(POINTER(c_float)), out.size))
+        return out
+
+    def score(self, model, query: bytes, documents: list[bytes]) -> np.ndarray:
+        out = np.empty(len(documents), dtype=np.float32)
+        array = texts_array(documents)
+        self.check(self.lib.sieve_score(model, Text(ctypes.cast(c_char_p(query), c_void_p), len(query)), array,
+                                        len(documents), out.ctypes.data_as(POINTER(c_float)), out.size))
+        return out
+
+    def rerank(self, model, query: bytes, documents: list[bytes], top_k: int) -> list[tuple[int, float]]:
+        results = (RerankResult * len(documents))()
+        count = c_size_t()
+        array = texts_array(documents)
+        self.check(self.lib.sieve_rerank(model, Text(ctypes.cast(c_char_p(query), c_void_p), len(query)), array,
+                                         len(documents), top_k, results, len(documents), byref(count)))
+        return [(results[i].index, results[i].score) for i in range(count.value)]
+
+
+@pytest.fixture(scope="module")
+def sieve() -> Sieve:
+    assert LIB.exists(), f"{LIB} is missing: build the sieve_shared target (cmake --build build)"
+    s = Sieve(LIB)
+    s.check(s.lib.sieve_set_log_level(b"warn"))
+    # The mirror above must match the header: the library sets struct_size to sizeof.
+    assert s.options().struct_size == ctypes.sizeof(ModelOptions), "ModelOptions does not mirror sieve.h"
+    return s
+
+
+@pytest.fixture(scope="module")
+def fixtures() -> Path:
+    for name in make_cross_encoder.FIXTURES:  # a no-op when they are current
+        make_cross_encoder.make(FIXTURES, MODEL / "tokenizer.json", name=name)
+    for name in EMBEDDERS:
+        assert (FIXTURES / name / "model.onnx").exists(), f"{FIXTURES / name} missing: run tools/make_fixtures.py"
+    return FIXTURES
+
+
+@pytest.fixture
+def models(sieve):
+    """Loads models for one test and destroys them after it."""
+    loaded = []
+
+    def load(folder: Path, **fields):
+        loaded.append(sieve.load(folder, **fields))
+        return loaded[-1]
+
+    yield load
+    for model in loaded:
+        sieve.lib.sieve_model_destroy(model)
+
+
+def sentences() -> list[bytes]:
+    return SENTENCES.read_bytes().rstrip(b"\n").split(b"\n")
+
+
+def cli_embed(folder: Path, texts: list[bytes], *args: str) -> np.ndarray:
+    out = run_sieve("embed", "--model", str(folder), "--format", "npy", *args, input=b"".join(t + b"\n" for t in texts))
+    return np.load(io.BytesIO(out.stdout))
+
+
+def assert_bitwise_equal(got: np.ndarray, want: np.ndarray) -> None:
+    assert got.shape == want.shape and got.dtype == want.dtype == np.float32
+    differ = np.flatnonzero(got.view(np.uint32) != want.view(np.uint32))
+    assert differ.size == 0, f"{differ.size} of {got.size} floats differ, first at flat index {differ[0]}: " \
+                             f"{got.flat[differ[0]]!r} vs {want.flat[differ[0]]!r}"
+
+
+# ---- embedding ------------------------------------------------------------------
+
+# The real model once (it is slow); the tiny ones with a second batch size too.
+@pytest.mark.parametrize("name,batch_size", [("all-MiniLM-L6-v2", 32)] +
+                         [(name, b) for name in EMBEDDERS for b in (32, 5)])
+def test_embed_equals_the_cli_bit_for_bit(sieve, models, fixtures, name, batch_size):
+    folder = MODEL if name == "all-MiniLM-L6-v2" else fixtures / name
+    texts = sentences()
+    got = sieve.embed(models(folder, batch_size=batch_size), texts)
+    assert_bitwise_equal(got, cli_embed(folder, texts, "--batch-size", str(batch_size)))
+
+
+@pytest.mark.parametrize("fields,args", [
+    ({"normalize": 0}, ["--no-normalize"]),
+    ({"pooling": b"cls"}, ["--pooling", "cls"]),
+    ({"pooling": b"max"}, ["--pooling", "max"]),
+    ({"pooling": b"mean_sqrt_len"}, ["--pooling", "mean_sqrt_len"]),
+    ({"pooling": b"lasttoken"}, ["--pooling", "lasttoken"]),
+    ({"dimensions": 16}, ["--dimensions", "16"]),
+    ({"max_length": 12}, ["--max-length", "12"]),
+    ({"intra_op_threads": 1}, ["--threads", "1"]),
+], ids=lambda v: "-".join(v) if isinstance(v, list) else None)
+def test_embedding_options_equal_the_cli_flags(sieve, models, fixtures, fields, args):
+    folder = fixtures / "tiny-bert-tokens"
+    texts = sentences()[:60]
+    got = sieve.embed(models(folder, **fields), texts)
+    want = cli_embed(folder, texts, *args)
+    assert_bitwise_equal(got, want)
+    # The option changed something: the defaults give other vectors.
+    assert not np.array_equal(want, cli_embed(folder, texts)) or fields == {"intra_op_threads": 1}
+
+
+def test_replaced_invalid_utf8_equals_the_cli(sieve, models, fixtures):
+    folder = fixtures / "tiny-bert-tokens"
+    texts = [b"valid", b"broken \xff byte", b"truncated \xe2\x82", b"\x80 leading"]
+    got = sieve.embed(models(folder, replace_invalid_utf8=1), texts)
+    assert_bitwise_equal(got, cli_embed(folder, texts, "--invalid-utf8", "replace"))
+    with pytest.raises(SieveError) as error:
+        sieve.embed(models(folder), texts)
+    assert error.value.code == 2 and error.value.index == 1  # SIEVE_INVALID_INPUT, the first bad text
+
+
+@pytest.mark.parametrize("name", EMBEDDERS)
+def test_embed_matches_the_python_onnxruntime_reference(sieve, models, fixtures, name):
+    """tools/make_fixtures.py's reference: Hugging Face tokenizers + Python onnxruntime + numpy pooling."""
+    reference = json.loads((fixtures / name / "reference.json").read_text(encoding="utf-8"))
+    model = models(fixtures / name, batch_size=reference["batch_size"], normalize=int(reference["normalize"]))
+    got = sieve.embed(model, [t.encode() for t in reference["texts"]])
+    want = np.array(reference["embeddings"], dtype=np.float32)
+    assert got.shape == want.shape
+    assert np.abs(got - want).max() <= 1e-5
+
+
+@pytest.mark.skipif(not (MODEL / "model.onnx").exists(), reason="models/all-MiniLM-L6-v2 missing")
+def test_embed_matches_sentence_transformers(sieve, models):
+    want = np.load(ST_REFERENCE)
+    got = sieve.embed(models(MODEL), sentences())
+    assert got.shape == want.shape
+    cosine = (got * want).sum(1) / np.linalg.norm(got, axis=1) / np.linalg.norm(want, axis=1)
+    assert cosine.min() >= 0.9999
+    assert np.abs(got - want).max() <= 1e-4
+
+
+# ---- reranking --------------------------------------------------------------------
+
+def cli_rerank(folder: Path, query: str, documents: list[str], *args: str) -> list[tuple[int, float]]:
+    stdin = "".join(d + "\n" for d in documents).encode()
+    out = json.loads(run_sieve("rerank", "--model", str(folder), "--query", query, *args, input=stdin).stdout)
+    # The CLI prints each float32 in the shortest form that reads back to it.
+    return [(r["index"], float(np.float32(r["score"]))) for r in out["results"]]
+
+
+@pytest.mark.parametrize("name,batch_size", [("cross-encoder-minilm-l6", 32), ("cross-encoder-tiny-3labels", 32),
+                                             ("cross-encoder-tiny-3labels", 3)])
+def test_score_and_rerank_equal_the_cli_bit_for_bit(sieve, models, fixtures, name, batch_size):
+    folder = fixtures / name
+    model = models(folder, batch_size=batch_size)
+    groups = json.loads(PAIRS.read_text(encoding="utf-8"))["groups"]
+    for group in groups:
+        query, documents = group["query"], group["documents"]
+        encoded = [d.encode() for d in documents]
+        want = cli_rerank(folder, query, documents, "--batch-size", str(batch_size))
+        got_scores = sieve.score(model, query.encode(), encoded)
+        by_index = np.full(len(documents), np.nan, dtype=np.float32)
+        for index, score in want:
+            by_index[index] = score
+        assert_bitwise_equal(got_scores, by_index)
+        assert sieve.rerank(model, query.encode(), encoded, 0) == want
+        assert sieve.rerank(model, query.encode(), encoded, 3) == want[:3]
+
+
+def test_scores_match_sentence_transformers(sieve, models, fixtures):
+    reference = json.loads(CE_REFERENCE.read_text(encoding="utf-8"))
+    model = models(fixtures / make_cross_encoder.FOLDER)
+    groups = json.loads(PAIRS.read_text(encoding="utf-8"))["groups"]
+    worst = 0.0
+    for g, group in enumerate(groups):
+        got = sieve.score(model, group["query"].encode(), [d.encode() for d in group["documents"]])
+        worst = max(worst, float(np.abs(got - np.array(reference["groups"][g]["default"])).max()))
+    assert worst <= 1e-4
+
+
+# ---- model description ------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["all-MiniLM-L6-v2", *EMBEDDERS, *RERANKERS])
+def test_info_equals_sieve_info(sieve, models, fixtures, name):
+    folder = MODEL if name == "all-MiniLM-L6-v2" else fixtures / name
+    info = sieve.info(models(folder))
+    want = json.loads(run_sieve("info", "--model", str(folder), "--json").stdout)
+    assert KIND_NAMES[info.kind] == want["kind"]
+    assert info.dimension == want["dimension"]
+    assert info.max_length == want["max_length"]
+    assert info.providers.decode() == ",".join(want["providers"])
+    assert Path(info.folder.decode()).resolve() == Path(want["folder"]).resolve()
+    assert Path(info.onnx_file.decode()).resolve() == Path(want["onnx_file"]).resolve()
+    if want["kind"] == "embedding":
+        assert info.normalize == int(want["normalize"])
+        assert info.pooling.decode() == want["pooling"]
+    else:
+        assert info.pooling == b""
+    assert sieve.lib.sieve_onnxruntime_version().decode() == want["onnxruntime_version"]
+
+
+def test_registry_list_equals_sieve_info_models(sieve, fixtures):
+    registry, listing = c_void_p(), c_void_p()
+    sieve.check(sieve.lib.sieve_registry_open(str(fixtures).encode(), None, byref(registry)))
+    try:
+        sieve.check(sieve.lib.sieve_registry_list(registry, byref(listing)))
+        entries = []
+        for i in range(sieve.lib.sieve_model_list_size(listing)):
+            entry = RegistryEntry(struct_size=ctypes.sizeof(RegistryEntry))
+            sieve.check(sieve.lib.sieve_model_list_get(listing, i, byref(entry)))
+            entries.append((entry.name.decode(), KIND_NAMES.get(entry.kind), entry.dimension, entry.max_length,
+                            entry.providers.decode(), entry.error.decode(), entry.loaded))
+        sieve.lib.sieve_model_list_destroy(listing)
+    finally:
+        sieve.lib.sieve_registry_destroy(registry)
+    want = json.loads(run_sieve("info", "--models", str(fixtures), "--json", "--no-load").stdout)["models"]
+    # "pooled embedding" is an embedding model to the C ABI.
+    assert entries == [(m["name"], m["kind"].replace("pooled embedding", "embedding"), m["dimension"],
+                        m["max_length"], ",".join(m["providers"]), "", 0) for m in want]
+
+
+# ---- tokenization -----------------------------------------------------------------
+
+class CTokenizer:
+    def __init__(self, sieve: Sieve, path: Path):
+        self.sieve, self.handle = sieve, c_void_p()
+        sieve.check(sieve.lib.sieve_tokenizer_load(str(path).encode(), byref(self.handle)))
+
+    def encode(self, text: str, pair: str | None, add_special_tokens: bool) -> dict:
+        lib = self.sieve.lib
+        a, b = text.encode(), (pair.encode() if pair is not None else None)
+        second = Text(ctypes.cast(c_char_p(b), c_void_p), len(b)) if b is not None else None
+        encoding = c_void_p()
+        self.sieve.check(lib.sieve_tokenize(self.handle, Text(ctypes.cast(c_char_p(a), c_void_p), len(a)),
+                                            byref(second) if second is not None else None,
+                                            int(add_special_tokens), byref(encoding)))
+        try:
+            n = lib.sieve_encoding_size(encoding)
+            offsets = lib.sieve_encoding_offsets(encoding)
+            return {"ids": lib.sieve_encoding_ids(encoding)[:n],
+                    "type_ids": lib.sieve_encoding_type_ids(encoding)[:n],
+                    "attention_mask": lib.sieve_encoding_attention_mask(encoding)[:n],
+                    "special_tokens_mask": lib.sieve_encoding_special_tokens_mask(encoding)[:n],
+                    "offsets": [(offsets[2 * i], offsets[2 * i + 1]) for i in range(n)]}
+        finally:
+            lib.sieve_encoding_destroy(encoding)
+
+    def decode(self, ids: list[int], skip_special_tokens: bool) -> str:
+        out, size = c_void_p(), c_size_t()
+        array = (c_uint32 * max(len(ids), 1))(*ids)
+        self.sieve.check(self.sieve.lib.sieve_tokenizer_decode(self.handle, array, len(ids), int(skip_special_tokens),
+                                                               byref(out), byref(size)))
+        try:
+            return ctypes.string_at(out, size.value).decode()
+        finally:
+            self.sieve.lib.sieve_string_free(out)
+
+    def close(self):
+        self.sieve.lib.sieve_tokenizer_destroy(self.handle)
+
+
+def byte_offsets(text: str, offsets: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Hugging Face's character offsets as byte offsets into the UTF-8 text."""
+    position = [0]
+    for ch in text:
+        position.append(position[-1] + len(ch.encode()))
+    return [(position[begin], position[end]) for begin, end in offsets]
+
+
+def hugging_face(encoding, text: str, pair: str | None) -> dict:
+    offsets = encoding.offsets
+    if pair is None:
+        converted = byte_offsets(text, offsets)
+    else:  # each token's offsets are into its own sequence
+        converted = [byte_offsets(text if s == 0 else pair, [o])[0] if s is not None else (0, 0)
+                     for s, o in zip(encoding.sequence_ids, offsets)]
+    return {"ids": encoding.ids, "type_ids": encoding.type_ids, "attention_mask": encoding.attention_mask,
+            "special_tokens_mask": encoding.special_tokens_mask, "offsets": converted}
+
+
+@pytest.fixture(scope="module")
+def tokenizers(sieve):
+    path = MODEL / "tokenizer.json"
+    ours = CTokenizer(sieve, path)
+    yield ours, Tokenizer.from_file(str(path))
+    ours.close()
+
+
+TOKENIZER_TEXTS = [s.decode() for s in sentences()[:120]] + [
+    "hello\x00world", "\x00", "", "tabs\tand\u00a0no-break spaces", "caf\u00e9 \U0001F600 \u4f60\u597d"]
+
+
+@pytest.mark.parametrize("add_special_tokens", [True, False])
+def test_tokenize_matches_hugging_face(tokenizers, add_special_tokens):
+    ours, theirs = tokenizers
+    for text in TOKENIZER_TEXTS:
+        want = hugging_face(theirs.encode(text, add_special_tokens=add_special_tokens), text, None)
+        assert ours.encode(text, None, add_special_tokens) == want, repr(text)
+
+
+@pytest.mark.parametrize("add_special_tokens", [True, False])
+def test_tokenize_pairs_matches_hugging_face(tokenizers, add_special_tokens):
+    ours, theirs = tokenizers
+    for group in json.loads(PAIRS.read_text(encoding="utf-8"))["groups"]:
+        for document in group["documents"]:
+            query = group["query"]
+            want = hugging_face(theirs.encode(query, document, add_special_tokens=add_special_tokens), query, document)
+            assert ours.encode(query, document, add_special_tokens) == want, (query, document)
+
+
+def test_decode_and_vocabulary_match_hugging_face(sieve, tokenizers):
+    ours, theirs = tokenizers
+    for text in TOKENIZER_TEXTS:
+        ids = theirs.encode(text).ids
+        for skip in (True, False):
+            assert ours.decode(ids, skip) == theirs.decode(ids, skip_special_tokens=skip), repr(text)
+    vocab = theirs.get_vocab(with_added_tokens=True)
+    assert sieve.lib.sieve_tokenizer_vocab_size(ours.handle) == theirs.get_vocab_size(with_added_tokens=True)
+    token = Text()
+    for word, id_ in vocab.items():
+        sieve.check(sieve.lib.sieve_tokenizer_id_to_token(ours.handle, id_, byref(token)))
+        assert ctypes.string_at(token.data, token.size).decode() == word

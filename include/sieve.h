@@ -11,11 +11,13 @@
  * - Text is UTF-8 with an explicit length (sieve_text), so it may contain NUL
  *   bytes; a NULL data pointer is allowed only with size 0. File paths and
  *   model names are NUL-terminated.
- * - Option structs start with struct_size. Fill them with their
- *   sieve_X_options_init(), which sets struct_size to the size this header
- *   declares and every field to its default; the library reads only the
- *   fields that fit in struct_size, so a program built against an older
- *   header keeps working with a newer library.
+ * - Option structs start with struct_size. Fill them with
+ *   sieve_X_options_init(&options, sizeof options), which sets struct_size
+ *   and every field to its default. The library reads only the fields that
+ *   fit in struct_size, so a program built against an older header keeps
+ *   working with a newer library; a struct from a newer header is accepted by
+ *   an older library when the fields it does not know are left zero (their
+ *   defaults), and refused (SIEVE_INVALID_ARGUMENT) when they are set.
  * - Output: fixed-size results (vectors, scores) go into buffers the caller
  *   provides, with the required size queryable beforehand (sieve_embed_size)
  *   and checked (SIEVE_BUFFER_TOO_SMALL); results whose size is known only
@@ -121,7 +123,10 @@ typedef struct sieve_model_options {
   int32_t replace_invalid_utf8; /* 0: invalid UTF-8 is an error; 1: replaced by U+FFFD */
 } sieve_model_options;
 
-SIEVE_API void sieve_model_options_init(sieve_model_options* options);
+/* Pass sizeof(sieve_model_options) as struct_size: the library fills in the
+   defaults it knows and zeroes the rest, so neither an older nor a newer
+   library writes past the caller's struct. */
+SIEVE_API void sieve_model_options_init(sieve_model_options* options, size_t struct_size);
 
 typedef struct sieve_model sieve_model;
 
@@ -226,7 +231,8 @@ typedef struct sieve_registry_options {
   int32_t shared_thread_pool; /* 1: every model runs on one process-wide ORT thread pool */
 } sieve_registry_options;
 
-SIEVE_API void sieve_registry_options_init(sieve_registry_options* options);
+/* As sieve_model_options_init: pass sizeof(sieve_registry_options). */
+SIEVE_API void sieve_registry_options_init(sieve_registry_options* options, size_t struct_size);
 
 typedef struct sieve_registry sieve_registry;
 

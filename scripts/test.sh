@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up everything (scripts/bootstrap.sh), then runs the whole test suite:
-# unit tests (GoogleTest via ctest), integration and parity tests (pytest),
-# and the unit tests again in a sanitizer build (ASan + UBSan + LSan).
+# unit tests (GoogleTest via ctest, and the C ABI's test in C), integration
+# and parity tests (pytest), the Go and Zig bindings' tests, and the unit
+# tests again in a sanitizer build (ASan + UBSan + LSan).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -21,6 +22,12 @@ ctest --test-dir build --output-on-failure -j2
 
 echo "== integration and parity tests"
 .venv/bin/python -m pytest -q -s tests/integration
+
+echo "== Go binding (bindings/go: go vet, go test -race, the example)"
+bash scripts/test_go.sh build/stage
+
+echo "== Zig binding (bindings/zig: zig build test, the example)"
+bash scripts/test_zig.sh build/stage
 
 echo "== sanitizer build (address, undefined, leak)"
 cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSIEVE_WERROR=ON \

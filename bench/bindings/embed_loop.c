@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
   sieve_status* status = sieve_set_log_level("warn");
   if (status) return fail_status(status);
   sieve_model_options options;
-  sieve_model_options_init(&options);
+  sieve_model_options_init(&options, sizeof options);
   options.intra_op_threads = threads;
   options.batch_size = batch;
   sieve_model* model = NULL;

@@ -143,7 +143,7 @@ func (c *config) toC() (_ *cOptions, err error) {
 		}
 	}()
 	o := out.opts
-	C.sieve_model_options_init(o)
+	C.sieve_model_options_init(o, C.size_t(unsafe.Sizeof(*o)))
 	cstr := func(s, what string) (*C.char, error) {
 		p, err := cString(s, what)
 		if err == nil {

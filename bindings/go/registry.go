@@ -84,7 +84,7 @@ func OpenRegistry(root string, opts ...RegistryOption) (*Registry, error) {
 	}
 	defer C.free(unsafe.Pointer(cRoot))
 	var ro C.sieve_registry_options
-	C.sieve_registry_options_init(&ro)
+	C.sieve_registry_options_init(&ro, C.size_t(unsafe.Sizeof(ro)))
 	ro.memory_budget = C.uint64_t(cfg.memoryBudget)
 	ro.model_options = copts.opts // C memory: ro may then be passed from Go memory
 	if cfg.shared {

@@ -39,7 +39,7 @@ void check(const sieve_model_options& options) {
 
 sieve_model_options read_model_options(const sieve_model_options* options, const char* function) {
   sieve_model_options result;
-  sieve_model_options_init(&result);
+  sieve_model_options_init(&result, sizeof result);
   if (options != nullptr) {
     read_versioned(options, options->struct_size, &result, sizeof result, function, "sieve_model_options");
   }
@@ -75,13 +75,13 @@ RerankerOptions reranker_options(const sieve_model_options& options) {
 
 }  // namespace sieve::capi
 
-extern "C" void sieve_model_options_init(sieve_model_options* options) {
-  if (options == nullptr) return;
-  *options = sieve_model_options{};
-  options->struct_size = sizeof *options;
-  options->kind = SIEVE_KIND_AUTO;
-  options->intra_op_threads = 0;
-  options->inter_op_threads = 1;
-  options->normalize = SIEVE_DEFAULT;
-  options->batch_size = 32;
+extern "C" void sieve_model_options_init(sieve_model_options* options, size_t struct_size) {
+  if (options == nullptr || struct_size < sizeof(std::size_t)) return;
+  sieve_model_options defaults{};
+  defaults.kind = SIEVE_KIND_AUTO;
+  defaults.intra_op_threads = 0;
+  defaults.inter_op_threads = 1;
+  defaults.normalize = SIEVE_DEFAULT;
+  defaults.batch_size = 32;
+  sieve::capi::init_versioned(options, struct_size, &defaults, sizeof defaults);
 }

@@ -17,10 +17,10 @@ sieve_model_kind to_kind(sieve::ModelKind kind) {
 
 extern "C" {
 
-void sieve_registry_options_init(sieve_registry_options* options) {
-  if (options == nullptr) return;
-  *options = sieve_registry_options{};
-  options->struct_size = sizeof *options;
+void sieve_registry_options_init(sieve_registry_options* options, size_t struct_size) {
+  if (options == nullptr || struct_size < sizeof(std::size_t)) return;
+  const sieve_registry_options defaults{};
+  sieve::capi::init_versioned(options, struct_size, &defaults, sizeof defaults);
 }
 
 sieve_status* sieve_registry_open(const char* root, const sieve_registry_options* options, sieve_registry** out) {
@@ -30,7 +30,7 @@ sieve_status* sieve_registry_open(const char* root, const sieve_registry_options
     *out = nullptr;
     require(root != nullptr, kFunction, "root is NULL");
     sieve_registry_options opts;
-    sieve_registry_options_init(&opts);
+    sieve_registry_options_init(&opts, sizeof opts);
     if (options != nullptr) {
       sieve::capi::read_versioned(options, options->struct_size, &opts, sizeof opts, kFunction,
                                   "sieve_registry_options");

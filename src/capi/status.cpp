@@ -71,14 +71,27 @@ void read_versioned(const void* from, std::size_t struct_size, void* defaults, s
                                                 ": initialize the struct with its _init function");
   }
   if (struct_size > size) {
-    throw CapiError(SIEVE_INVALID_ARGUMENT, std::string(function) + ": " + struct_name + ".struct_size is " +
-                                                std::to_string(struct_size) + ", larger than this library's " +
-                                                std::to_string(size) + ": the header is newer than the library");
+    // A newer header's struct: fine while the fields this library does not
+    // know keep their zero defaults (as the Linux kernel treats larger structs).
+    const auto* tail = static_cast<const unsigned char*>(from) + size;
+    if (std::any_of(tail, tail + (struct_size - size), [](unsigned char byte) { return byte != 0; })) {
+      throw CapiError(SIEVE_INVALID_ARGUMENT, std::string(function) + ": " + struct_name + " sets fields beyond the " +
+                                                  std::to_string(size) +
+                                                  " bytes this library knows: the header is newer than the library");
+    }
+    struct_size = size;
   }
   // The caller's struct_size is kept: the library's own size is what the
   // defaults already say.
   std::memcpy(static_cast<char*>(defaults) + sizeof(std::size_t), static_cast<const char*>(from) + sizeof(std::size_t),
               struct_size - sizeof(std::size_t));
+}
+
+void init_versioned(void* to, std::size_t struct_size, const void* defaults, std::size_t size) {
+  const std::size_t n = std::min(struct_size, size);
+  std::memcpy(to, defaults, n);
+  if (struct_size > n) std::memset(static_cast<char*>(to) + n, 0, struct_size - n);
+  std::memcpy(to, &struct_size, sizeof struct_size);
 }
 
 void write_versioned(void* to, const void* value, std::size_t size, const char* function, const char* struct_name) {

@@ -62,10 +62,15 @@ T* require_not_null(T* pointer, const char* function, const char* parameter) {
 
 // Copies the first `struct_size` bytes of a caller's option struct over
 // `defaults`, so that a caller compiled against an older, shorter struct gets
-// defaults for the fields it does not know. Throws when struct_size is unset
-// or larger than this library's struct (a newer header than the library).
+// defaults for the fields it does not know. Throws when struct_size is unset,
+// or larger than this library's struct (a newer header) with any of the
+// fields this library does not know set.
 void read_versioned(const void* from, std::size_t struct_size, void* defaults, std::size_t size, const char* function,
                     const char* struct_name);
+// Fills a caller's struct of `struct_size` bytes with `defaults` (this
+// library's struct of `size` bytes) and zeroes what lies beyond, then sets its
+// struct_size: an _init function for callers with older or newer headers.
+void init_versioned(void* to, std::size_t struct_size, const void* defaults, std::size_t size);
 // Writes the first `struct_size` bytes of `value` (which starts with its own
 // struct_size) into the caller's struct, keeping the caller's struct_size.
 void write_versioned(void* to, const void* value, std::size_t size, const char* function, const char* struct_name);

@@ -199,7 +199,7 @@ pub const ModelOptions = struct {
     /// borrowed from `options`.
     pub fn toC(options: ModelOptions) c.sieve_model_options {
         var raw: c.sieve_model_options = undefined;
-        c.sieve_model_options_init(&raw);
+        c.sieve_model_options_init(&raw, @sizeOf(c.sieve_model_options));
         raw.kind = @backingInt(options.kind);
         if (options.intra_op_threads) |n| raw.intra_op_threads = n;
         if (options.inter_op_threads) |n| raw.inter_op_threads = n;
@@ -597,7 +597,7 @@ pub const Registry = struct {
     pub fn open(root: [:0]const u8, options: Options, diagnostics: ?*Diagnostics) SieveError!Registry {
         const model_options = options.model.toC();
         var raw: c.sieve_registry_options = undefined;
-        c.sieve_registry_options_init(&raw);
+        c.sieve_registry_options_init(&raw, @sizeOf(c.sieve_registry_options));
         if (options.memory_budget) |budget| raw.memory_budget = budget;
         raw.model_options = &model_options;
         if (options.shared_thread_pool) |shared| raw.shared_thread_pool = @intFromBool(shared);

@@ -4,7 +4,7 @@
  * older caller fills them, and handles' lifetimes (registry models outliving
  * the registry, destroy(NULL)).
  *
- * Usage: sieve_capi_test [--source DIR] [--fixtures DIR] [--fast] [--loop N]
+ * Usage: sieve_capi_test [--source DIR] [--fixtures DIR] [--fast] [--loop N | --leak-on-purpose]
  *   --source DIR    the repository root (default: $SIEVE_SOURCE_DIR, else ".")
  *   --fixtures DIR  fixture models (default: $SIEVE_FIXTURES_DIR, else
  *                   SOURCE/build/fixtures; made by tools/make_fixtures.py and
@@ -16,6 +16,9 @@
  *   --loop N        only load, use and destroy models and tokenizers (with
  *                   their encodings, decoded strings and errors) N times, for
  *                   leak measurements
+ *   --leak-on-purpose  only drop a status, a model and a tokenizer without
+ *                   destroying them: shows that the leak checks (and their
+ *                   suppressions) catch handles a caller forgets
  *
  * Expected values come from outside the library wherever one exists: the
  * vocabulary from vocab.txt, the version from CMakeLists.txt, the pooling from
@@ -166,6 +169,7 @@ typedef struct config {
   char tokenizer[PATH_MAX]; /* a folder with tokenizer.json and its vocab.txt */
   int fast;
   long loop;
+  int leak_on_purpose;
 } config;
 
 static void join(char* out, size_t size, const char* a, const char* b) {
@@ -504,7 +508,7 @@ static void test_options_init(void) {
   sieve_registry_options r;
   /* Garbage first, so a field init forgets shows. */
   memset(&m, 0xA5, sizeof m);
-  sieve_model_options_init(&m);
+  sieve_model_options_init(&m, sizeof m);
   CHECK(m.struct_size == sizeof m);
   CHECK(m.kind == SIEVE_KIND_AUTO);
   CHECK(m.intra_op_threads == 0);
@@ -521,11 +525,92 @@ static void test_options_init(void) {
   CHECK(m.replace_invalid_utf8 == 0);
 
   memset(&r, 0xA5, sizeof r);
-  sieve_registry_options_init(&r);
+  sieve_registry_options_init(&r, sizeof r);
   CHECK(r.struct_size == sizeof r);
   CHECK(r.memory_budget == 0);
   CHECK(r.model_options == NULL);
   CHECK(r.shared_thread_pool == 0);
+
+  /* An older caller's size: the fields that fit get their defaults, nothing
+     past them is written. */
+  memset(&m, SENTINEL_BYTE, sizeof m);
+  sieve_model_options_init(&m, offsetof(sieve_model_options, strict_providers));
+  CHECK(m.struct_size == offsetof(sieve_model_options, strict_providers));
+  CHECK(m.kind == SIEVE_KIND_AUTO && m.inter_op_threads == 1 && m.providers == NULL && m.provider_count == 0);
+  CHECK(untouched((char*)&m + offsetof(sieve_model_options, strict_providers),
+                  sizeof m - offsetof(sieve_model_options, strict_providers)));
+  memset(&r, SENTINEL_BYTE, sizeof r);
+  sieve_registry_options_init(&r, offsetof(sieve_registry_options, model_options));
+  CHECK(r.struct_size == offsetof(sieve_registry_options, model_options) && r.memory_budget == 0);
+  CHECK(untouched((char*)&r + offsetof(sieve_registry_options, model_options),
+                  sizeof r - offsetof(sieve_registry_options, model_options)));
+
+  /* Sizes that cannot hold struct_size: nothing is written. NULL: nothing happens. */
+  memset(&m, SENTINEL_BYTE, sizeof m);
+  sieve_model_options_init(&m, 0);
+  sieve_model_options_init(&m, sizeof(size_t) - 1);
+  CHECK(untouched(&m, sizeof m));
+  memset(&r, SENTINEL_BYTE, sizeof r);
+  sieve_registry_options_init(&r, 0);
+  CHECK(untouched(&r, sizeof r));
+  sieve_model_options_init(NULL, sizeof m);
+  sieve_registry_options_init(NULL, sizeof r);
+}
+
+/* A struct from a newer header: this header's fields, then one this library
+   does not know. */
+struct newer_model_options {
+  sieve_model_options known;
+  uint64_t future_field;
+};
+
+struct newer_registry_options {
+  sieve_registry_options known;
+  uint64_t future_field;
+};
+
+static void test_newer_caller(const config* cfg, const char* root) {
+  struct newer_model_options m;
+  struct newer_registry_options r;
+  sieve_model* model = NULL;
+  sieve_registry* registry = NULL;
+
+  /* init fills the known fields and zeroes the unknown ones. */
+  memset(&m, SENTINEL_BYTE, sizeof m);
+  sieve_model_options_init(&m.known, sizeof m);
+  CHECK(m.known.struct_size == sizeof m);
+  CHECK(m.known.batch_size == 32 && m.known.normalize == SIEVE_DEFAULT && m.future_field == 0);
+  memset(&r, SENTINEL_BYTE, sizeof r);
+  sieve_registry_options_init(&r.known, sizeof r);
+  CHECK(r.known.struct_size == sizeof r && r.known.model_options == NULL && r.future_field == 0);
+
+  /* Unknown fields left zero (their defaults): accepted. */
+  if (EXPECT_OK(sieve_model_load(cfg->embedder, &m.known, &model))) {
+    /* A newer caller's info struct: the known fields are written, the rest is not. */
+    struct {
+      sieve_model_info known;
+      uint64_t future_field;
+    } info;
+    memset(&info, SENTINEL_BYTE, sizeof info);
+    info.known.struct_size = sizeof info;
+    if (EXPECT_OK(sieve_model_get_info(model, &info.known))) {
+      CHECK(info.known.normalize == 1 && info.known.dimension == model_info(model).dimension);
+      CHECK(info.known.struct_size == sizeof info);
+      CHECK(untouched(&info.future_field, sizeof info.future_field));
+    }
+  }
+  sieve_model_destroy(model);
+  model = NULL;
+  EXPECT_OK(sieve_registry_open(root, &r.known, &registry));
+  sieve_registry_destroy(registry);
+  registry = NULL;
+
+  /* An unknown field set: this library cannot honour it, so it refuses. */
+  m.future_field = 1;
+  EXPECT_CODE(sieve_model_load(cfg->embedder, &m.known, &model), SIEVE_INVALID_ARGUMENT);
+  r.future_field = 1;
+  EXPECT_CODE(sieve_registry_open(root, &r.known, &registry), SIEVE_INVALID_ARGUMENT);
+  CHECK(model == NULL && registry == NULL);
 }
 
 /* ---- Loading errors -------------------------------------------------------- */
@@ -583,38 +668,38 @@ static void test_load_errors(const config* cfg) {
   EXPECT_CODE(sieve_model_load(folder, NULL, &model), SIEVE_PARSE);
 
   /* Options the library must refuse. */
-  sieve_model_options_init(&options);
+  sieve_model_options_init(&options, sizeof options);
   options.pooling = "no-such-pooling";
   EXPECT_CODE(sieve_model_load(tiny, &options, &model), SIEVE_INVALID_ARGUMENT);
 
-  sieve_model_options_init(&options);
+  sieve_model_options_init(&options, sizeof options);
   options.normalize = 7;
   EXPECT_CODE(sieve_model_load(tiny, &options, &model), SIEVE_INVALID_ARGUMENT);
 
-  sieve_model_options_init(&options);
+  sieve_model_options_init(&options, sizeof options);
   options.kind = (sieve_model_kind)42;
   EXPECT_CODE(sieve_model_load(tiny, &options, &model), SIEVE_INVALID_ARGUMENT);
 
-  sieve_model_options_init(&options);
+  sieve_model_options_init(&options, sizeof options);
   options.batch_size = 0;
   EXPECT_CODE(sieve_model_load(tiny, &options, &model), SIEVE_INVALID_ARGUMENT);
 
-  sieve_model_options_init(&options);
+  sieve_model_options_init(&options, sizeof options);
   options.intra_op_threads = -1;
   EXPECT_CODE(sieve_model_load(tiny, &options, &model), SIEVE_INVALID_ARGUMENT);
 
-  sieve_model_options_init(&options);
+  sieve_model_options_init(&options, sizeof options);
   options.prompt_name = "no-such-prompt"; /* the folder defines no prompts */
   EXPECT_CODE(sieve_model_load(tiny, &options, &model), SIEVE_INVALID_ARGUMENT);
 
-  sieve_model_options_init(&options);
+  sieve_model_options_init(&options, sizeof options);
   options.dimensions = 100000; /* more than the model has */
   EXPECT_CODE(sieve_model_load(tiny, &options, &model), SIEVE_INVALID_ARGUMENT);
 
   /* Providers: NULL array with a count, a NULL entry, an unknown name (strict
      or not), a malformed option, and a known provider this ONNX Runtime lacks
      (CoreML exists only on Apple systems). */
-  sieve_model_options_init(&options);
+  sieve_model_options_init(&options, sizeof options);
   options.provider_count = 1;
   EXPECT_CODE(sieve_model_load(tiny, &options, &model), SIEVE_INVALID_ARGUMENT);
 
@@ -645,7 +730,7 @@ static void test_load_errors(const config* cfg) {
   model = NULL;
 
   /* The kind asked for must be the folder's. */
-  sieve_model_options_init(&options);
+  sieve_model_options_init(&options, sizeof options);
   options.kind = SIEVE_KIND_RERANKER;
   EXPECT_CODE(sieve_model_load(tiny, &options, &model), SIEVE_WRONG_KIND);
   join(folder, sizeof folder, cfg->fixtures, "cross-encoder-tiny-3labels");
@@ -905,7 +990,7 @@ static void test_embedding_options(const config* cfg, const sieve_model* embedde
   if (unit == NULL) return;
 
   /* normalize 0: the raw vectors, whose direction is the normalized one. */
-  sieve_model_options_init(&options);
+  sieve_model_options_init(&options, sizeof options);
   options.normalize = 0;
   raw_model = load_model(cfg->embedder, &options);
   if (raw_model != NULL) {
@@ -929,7 +1014,7 @@ static void test_embedding_options(const config* cfg, const sieve_model* embedde
 
   /* dimensions: the first half of the raw vector, then normalized
      (sentence-transformers' truncate_dim). */
-  sieve_model_options_init(&options);
+  sieve_model_options_init(&options, sizeof options);
   options.dimensions = dim / 2;
   half_model = load_model(cfg->embedder, &options);
   if (half_model != NULL && raw != NULL) {
@@ -952,7 +1037,7 @@ static void test_embedding_options(const config* cfg, const sieve_model* embedde
 
   /* max_length 8: [CLS], six words of one token each, [SEP]; the vector is
      that of the first six words alone. */
-  sieve_model_options_init(&options);
+  sieve_model_options_init(&options, sizeof options);
   options.max_length = 8;
   short_model = load_model(cfg->embedder, &options);
   if (short_model != NULL) {
@@ -977,7 +1062,7 @@ static void test_embedding_options(const config* cfg, const sieve_model* embedde
   sieve_model_destroy(short_model);
 
   /* batch_size 1: every text runs alone, as one text per call does. */
-  sieve_model_options_init(&options);
+  sieve_model_options_init(&options, sizeof options);
   options.batch_size = 1;
   batch1_model = load_model(cfg->embedder, &options);
   if (batch1_model != NULL) {
@@ -993,7 +1078,7 @@ static void test_embedding_options(const config* cfg, const sieve_model* embedde
   sieve_model_destroy(batch1_model);
 
   /* replace_invalid_utf8: the bad byte reads as U+FFFD. */
-  sieve_model_options_init(&options);
+  sieve_model_options_init(&options, sizeof options);
   options.replace_invalid_utf8 = 1;
   replace_model = load_model(cfg->embedder, &options);
   if (replace_model != NULL) {
@@ -1012,7 +1097,7 @@ static void test_embedding_options(const config* cfg, const sieve_model* embedde
   sieve_model_destroy(replace_model);
 
   /* pooling: the option wins over the folder. */
-  sieve_model_options_init(&options);
+  sieve_model_options_init(&options, sizeof options);
   options.pooling = strcmp(info.pooling, "cls") == 0 ? "mean" : "cls";
   cls_model = load_model(cfg->embedder, &options);
   if (cls_model != NULL) {
@@ -1035,7 +1120,7 @@ static void test_older_caller(const config* cfg, const sieve_model* embedder) {
   const sieve_text bad = TEXT_LIT("broken \xff byte");
   float out[4096];
 
-  sieve_model_options_init(&options);
+  sieve_model_options_init(&options, sizeof options);
   options.struct_size = offsetof(sieve_model_options, strict_providers);
   options.strict_providers = 1;
   options.normalize = 0;
@@ -1074,7 +1159,7 @@ static void test_older_caller(const config* cfg, const sieve_model* embedder) {
   sieve_model_destroy(model);
 
   /* struct_size 0: a struct nobody initialized. */
-  sieve_model_options_init(&options);
+  sieve_model_options_init(&options, sizeof options);
   options.struct_size = 0;
   EXPECT_CODE(sieve_model_load(cfg->embedder, &options, &model), SIEVE_INVALID_ARGUMENT);
   {
@@ -1086,7 +1171,7 @@ static void test_older_caller(const config* cfg, const sieve_model* embedder) {
   }
 
   /* All but the last field: replace_invalid_utf8 stays 0. */
-  sieve_model_options_init(&options);
+  sieve_model_options_init(&options, sizeof options);
   options.struct_size = offsetof(sieve_model_options, replace_invalid_utf8);
   options.replace_invalid_utf8 = 1;
   model = load_model(cfg->embedder, &options);
@@ -1243,7 +1328,7 @@ static void test_multilabel(const config* cfg) {
   sieve_model_destroy(model);
 
   /* replace_invalid_utf8 for a reranker too. */
-  sieve_model_options_init(&options);
+  sieve_model_options_init(&options, sizeof options);
   options.replace_invalid_utf8 = 1;
   model = load_model(folder, &options);
   if (model != NULL) {
@@ -1256,7 +1341,7 @@ static void test_multilabel(const config* cfg) {
 
   /* Ties keep input order. With one document per run, duplicates get the
      same inputs and so exactly the same score. */
-  sieve_model_options_init(&options);
+  sieve_model_options_init(&options, sizeof options);
   options.batch_size = 1;
   model = load_model(folder, &options);
   if (model != NULL) {
@@ -1578,7 +1663,7 @@ static void test_tokenizer(const config* cfg, const sieve_model* embedder) {
 static void test_model_tokenizer_replace(const config* cfg) {
   sieve_model_options options;
   sieve_model* model;
-  sieve_model_options_init(&options);
+  sieve_model_options_init(&options, sizeof options);
   options.replace_invalid_utf8 = 1;
   model = load_model(cfg->embedder, &options);
   if (model != NULL) {
@@ -1655,7 +1740,7 @@ static void test_shared_thread_pool(const char* root) {
   sieve_registry_options options;
   sieve_registry* registry = NULL;
   sieve_model *embedder = NULL, *reranker = NULL;
-  sieve_registry_options_init(&options);
+  sieve_registry_options_init(&options, sizeof options);
   options.shared_thread_pool = 1;
   if (!EXPECT_OK(sieve_registry_open(root, &options, &registry))) return;
   if (EXPECT_OK(sieve_registry_get(registry, "emb-a", &embedder)) &&
@@ -1816,10 +1901,10 @@ static void test_registry_options(const config* cfg, const char* root) {
   const char* providers[1] = {"no-such-provider"};
   long bytes;
 
-  sieve_model_options_init(&model_options);
+  sieve_model_options_init(&model_options, sizeof model_options);
   model_options.normalize = 0;
   model_options.kind = SIEVE_KIND_RERANKER; /* ignored by the registry */
-  sieve_registry_options_init(&options);
+  sieve_registry_options_init(&options, sizeof options);
   options.model_options = &model_options;
   if (EXPECT_OK(sieve_registry_open(root, &options, &registry))) {
     if (EXPECT_OK(sieve_registry_get(registry, "emb-a", &a))) CHECK(model_info(a).normalize == 0);
@@ -1832,10 +1917,10 @@ static void test_registry_options(const config* cfg, const char* root) {
   registry = NULL;
 
   /* An older caller without model_options: a bad one there is not read. */
-  sieve_model_options_init(&model_options);
+  sieve_model_options_init(&model_options, sizeof model_options);
   model_options.providers = providers;
   model_options.provider_count = 1;
-  sieve_registry_options_init(&options);
+  sieve_registry_options_init(&options, sizeof options);
   options.model_options = &model_options;
   if (EXPECT_OK(sieve_registry_open(root, &options, &registry))) {
     EXPECT_CODE(sieve_registry_get(registry, "emb-a", &a), SIEVE_INVALID_ARGUMENT);
@@ -1859,7 +1944,7 @@ static void test_registry_options(const config* cfg, const char* root) {
   bytes = file_size(path);
   join(path, sizeof path, cfg->fixtures, "tiny-bert-tokens/tokenizer.json");
   bytes += file_size(path);
-  sieve_registry_options_init(&options);
+  sieve_registry_options_init(&options, sizeof options);
   options.memory_budget = (uint64_t)(2 * bytes - 1);
   if (CHECK(bytes > 0) && EXPECT_OK(sieve_registry_open(root, &options, &registry))) {
     if (EXPECT_OK(sieve_registry_get(registry, "emb-a", &a))) {
@@ -1990,10 +2075,23 @@ static void run_loop(const config* cfg, long rounds) {
   }
 }
 
+/* Handles dropped without their destroy function, for the leak checkers to
+   find: their pointers are gone when the function returns. */
+static void leak_on_purpose(const config* cfg) {
+  char tokenizer_file[PATH_MAX];
+  sieve_model* model = NULL;
+  sieve_tokenizer* tokenizer = NULL;
+  sieve_status* status = sieve_model_load(NULL, NULL, &model);
+  CHECK(status != NULL);
+  CHECK(sieve_model_load(cfg->embedder, NULL, &model) == NULL);
+  join(tokenizer_file, sizeof tokenizer_file, cfg->embedder, "tokenizer.json");
+  CHECK(sieve_tokenizer_load(tokenizer_file, &tokenizer) == NULL);
+}
+
 /* ---- Main ------------------------------------------------------------------ */
 
 static void usage(void) {
-  fprintf(stderr, "usage: sieve_capi_test [--source DIR] [--fixtures DIR] [--fast] [--loop N]\n");
+  fprintf(stderr, "usage: sieve_capi_test [--source DIR] [--fixtures DIR] [--fast] [--loop N | --leak-on-purpose]\n");
 }
 
 static int copy_path(char* out, const char* value) {
@@ -2028,6 +2126,8 @@ static int parse_args(int argc, char** argv, config* cfg) {
       if (!copy_path(cfg->fixtures, argv[++i])) return 0;
     } else if (strcmp(argv[i], "--fast") == 0) {
       cfg->fast = 1;
+    } else if (strcmp(argv[i], "--leak-on-purpose") == 0) {
+      cfg->leak_on_purpose = 1;
     } else if (strcmp(argv[i], "--loop") == 0 && i + 1 < argc) {
       char* end;
       cfg->loop = strtol(argv[++i], &end, 10);
@@ -2094,7 +2194,9 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  if (cfg.loop >= 0) {
+  if (cfg.leak_on_purpose) {
+    leak_on_purpose(&cfg);
+  } else if (cfg.loop >= 0) {
     run_loop(&cfg, cfg.loop);
   } else {
     test_versions(&cfg);
@@ -2112,6 +2214,7 @@ int main(int argc, char** argv) {
       test_embedding(embedder);
       test_embedding_options(&cfg, embedder);
       test_older_caller(&cfg, embedder);
+      test_newer_caller(&cfg, root);
       test_reranking(reranker, embedder);
       test_tokenizer(&cfg, embedder);
       test_threads(embedder, reranker);

@@ -74,7 +74,7 @@ SIGNATURES = {
     "sieve_status_destroy": (None, [c_void_p]),
     "sieve_set_log_level": (c_void_p, [c_char_p]),
     "sieve_onnxruntime_version": (c_char_p, []),
-    "sieve_model_options_init": (None, [POINTER(ModelOptions)]),
+    "sieve_model_options_init": (None, [POINTER(ModelOptions), c_size_t]),
     "sieve_model_load": (c_void_p, [c_char_p, POINTER(ModelOptions), POINTER(c_void_p)]),
     "sieve_model_destroy": (None, [c_void_p]),
     "sieve_model_get_info": (c_void_p, [c_void_p, POINTER(ModelInfo)]),
@@ -139,7 +139,7 @@ class Sieve:
 
     def options(self, **fields) -> ModelOptions:
         options = ModelOptions()
-        self.lib.sieve_model_options_init(byref(options))
+        self.lib.sieve_model_options_init(byref(options), ctypes.sizeof(options))
         for key, value in fields.items():
             setattr(options, key, value)
         return options
@@ -182,8 +182,10 @@ def sieve() -> Sieve:
     assert LIB.exists(), f"{LIB} is missing: build the sieve_shared target (cmake --build build)"
     s = Sieve(LIB)
     s.check(s.lib.sieve_set_log_level(b"warn"))
-    # The mirror above must match the header: the library sets struct_size to sizeof.
-    assert s.options().struct_size == ctypes.sizeof(ModelOptions), "ModelOptions does not mirror sieve.h"
+    # The mirror above must match the header: the defaults land in the fields they belong to.
+    defaults = s.options()
+    assert (defaults.kind, defaults.inter_op_threads, defaults.normalize, defaults.batch_size,
+            defaults.replace_invalid_utf8) == (0, 1, -1, 32, 0), "ModelOptions does not mirror sieve.h"
     return s
 
 

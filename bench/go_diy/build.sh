@@ -41,4 +41,6 @@ export CGO_LDFLAGS="-L$(dirname "$lib")"
 go build -o "$out/bin/ortgo" ./cmd/ortgo
 go build -o "$out/bin/gomlx" ./cmd/gomlx
 go build -o "$out/bin/npycmp" ./cmd/npycmp
+# The same harness on bindings/go, against the staged C ABI (scripts/bootstrap.sh stages it).
+PKG_CONFIG_PATH="${SIEVE_STAGE:-$here/../../build/stage}/lib/pkgconfig" go build -o "$out/bin/sievego" ./cmd/sievego
 echo "built: $(ls "$out/bin" | tr '\n' ' ')"

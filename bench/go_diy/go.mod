@@ -14,8 +14,11 @@ require (
 	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/gomlx/exceptions v0.0.3 // indirect
 	github.com/pkg/errors v0.9.1 // indirect
+	github.com/sieve-embed/sieve/bindings/go v0.0.0
 	github.com/x448/float16 v0.8.4 // indirect
 	golang.org/x/exp v0.0.0-20251023183803-a4bb9ffd2546 // indirect
 	google.golang.org/protobuf v1.36.10 // indirect
 	k8s.io/klog/v2 v2.130.1 // indirect
 )
+
+replace github.com/sieve-embed/sieve/bindings/go => ../../bindings/go

@@ -7,7 +7,8 @@
  *   that accepts NULL.
  * - Every call that can fail returns a sieve_status*: NULL on success, else
  *   an error the caller owns and frees with sieve_status_destroy(). No C++
- *   exception ever crosses this boundary.
+ *   exception ever crosses this boundary. On failure, a handle out-parameter
+ *   (sieve_model** and the like) is set to NULL.
  * - Text is UTF-8 with an explicit length (sieve_text), so it may contain NUL
  *   bytes; a NULL data pointer is allowed only with size 0. File paths and
  *   model names are NUL-terminated.
@@ -144,7 +145,7 @@ typedef struct sieve_model_info {
   size_t max_length;
   int32_t normalize; /* embedding: 1 when vectors are L2-normalized */
   /* NUL-terminated, owned by the model, valid until it is destroyed. */
-  const char* pooling;   /* embedding: "mean", ...; reranker: "" */
+  const char* pooling;   /* embedding: "mean", ..., or "model" when the model pools; reranker: "" */
   const char* providers; /* providers the session really uses, comma-separated: "cuda,cpu" */
   const char* folder;
   const char* onnx_file;
@@ -209,7 +210,8 @@ SIEVE_API const uint8_t* sieve_encoding_special_tokens_mask(const sieve_encoding
 /* Byte offsets [begin, end) of each token in its text: 2 * size entries. */
 SIEVE_API const uint32_t* sieve_encoding_offsets(const sieve_encoding* encoding);
 
-/* The vocabulary entry of `id`; points into the tokenizer (no NUL, valid while it is). */
+/* The vocabulary entry of `id`; points into the tokenizer (no NUL, valid
+   while it is). An id that names no token is SIEVE_INVALID_ARGUMENT. */
 SIEVE_API sieve_status* sieve_tokenizer_id_to_token(const sieve_tokenizer* tokenizer, uint32_t id, sieve_text* out);
 /* The model's vocabulary size, added tokens not included. */
 SIEVE_API size_t sieve_tokenizer_vocab_size(const sieve_tokenizer* tokenizer);
@@ -228,7 +230,10 @@ typedef struct sieve_registry_options {
   uint64_t memory_budget;
   /* Options models are loaded with (kind is ignored); NULL: defaults. */
   const sieve_model_options* model_options;
-  int32_t shared_thread_pool; /* 1: every model runs on one process-wide ORT thread pool */
+  /* 1: every model runs on one process-wide ORT thread pool. ONNX Runtime
+     has one environment per process, so this must be chosen before the
+     process loads its first model (else SIEVE_INVALID_ARGUMENT). */
+  int32_t shared_thread_pool;
 } sieve_registry_options;
 
 /* As sieve_model_options_init: pass sizeof(sieve_registry_options). */
@@ -244,7 +249,8 @@ SIEVE_API void sieve_registry_destroy(sieve_registry* registry);
 
 /* The model `name` (loading it if needed) as a new handle, destroyed with
    sieve_model_destroy; it stays valid after the registry is destroyed or the
-   model evicted. Names outside the root ("..", absolute paths) are NOT_FOUND. */
+   model evicted. Names that are not a model under the root (empty, "..",
+   absolute paths) are NOT_FOUND. */
 SIEVE_API sieve_status* sieve_registry_get(sieve_registry* registry, const char* name, sieve_model** out);
 
 typedef struct sieve_model_list sieve_model_list;

@@ -1,5 +1,8 @@
 #include "capi/options.hpp"
 
+#include <cstdint>
+#include <cstring>
+
 #include "capi/status.hpp"
 #include "sieve/error.hpp"
 
@@ -43,9 +46,13 @@ sieve_model_options read_model_options(const sieve_model_options* options, const
   if (options != nullptr) {
     read_versioned(options, options->struct_size, &result, sizeof result, function, "sieve_model_options");
   }
-  if (result.kind != SIEVE_KIND_AUTO && result.kind != SIEVE_KIND_EMBEDDING && result.kind != SIEVE_KIND_RERANKER) {
-    throw CapiError(SIEVE_INVALID_ARGUMENT,
-                    std::string(function) + ": unknown model kind " + std::to_string(static_cast<int>(result.kind)));
+  // A caller's out-of-range enum value may not even be loaded as the enum
+  // type in C++ (undefined behaviour): check it as the integer it is.
+  static_assert(sizeof(sieve_model_kind) == sizeof(std::int32_t));
+  std::int32_t kind = 0;
+  std::memcpy(&kind, &result.kind, sizeof kind);
+  if (kind != SIEVE_KIND_AUTO && kind != SIEVE_KIND_EMBEDDING && kind != SIEVE_KIND_RERANKER) {
+    throw CapiError(SIEVE_INVALID_ARGUMENT, std::string(function) + ": unknown model kind " + std::to_string(kind));
   }
   check(result);
   return result;

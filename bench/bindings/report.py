@@ -42,6 +42,31 @@ def main(path: str) -> None:
                   f"{statistics.median(r['p99_ms'] for r in runs):.2f} | "
                   f"{statistics.median(r['sentences_per_s'] for r in runs):.1f} | {ratio} |")
 
+    tiny = defaultdict(list)
+    for row in rows:
+        if row["kind"] == "tiny":
+            tiny[(row["leg"], row["batch"])].append(row)
+    if tiny:
+        print("\nThe bindings' own cost per call, on the tiny fixture model (same texts, 20 cycles per leg and "
+              "round): the difference of each leg's p50 from the C++ leg's in the same round, in microseconds "
+              "(median over rounds), and that difference as a share of the real model's C++ p50 above:\n")
+        print("| leg | batch | p50 µs | minus C++ p50, µs (range) | share of the real model's call |")
+        print("|---|---:|---:|---|---:|")
+        for batch in sorted({b for _, b in tiny}):
+            reference = {row["round"]: row["median_ms"] for row in tiny.get(("cpp", batch), [])}
+            real = loops.get(("cpp", batch))
+            real_ms = statistics.median(r["median_ms"] for r in real) if real else None
+            for leg in ["cpp", "c", "go", "zig"]:
+                runs = tiny.get((leg, batch))
+                if not runs:
+                    continue
+                diffs = [1e3 * (row["median_ms"] - reference[row["round"]]) for row in runs
+                         if row["round"] in reference]
+                diff = statistics.median(diffs)
+                share = f"{100 * diff / (1e3 * real_ms):+.2f}%" if real_ms else ""
+                print(f"| {NAMES[leg]} | {batch} | {1e3 * statistics.median(r['median_ms'] for r in runs):.1f} | "
+                      f"{diff:+.1f} ({min(diffs):+.1f} to {max(diffs):+.1f}) | {share} |")
+
     gomlx = [row for row in rows if row["kind"] == "gomlx"]
     if gomlx:
         print("\ngomlx + onnx-gomlx on the pure-Go simplego backend (short runs, indicative):\n")

@@ -10,7 +10,8 @@
 #     agreement of the vectors with `sieve embed`, and lines of user code.
 # Writes build/bench-bindings/results.jsonl and prints the report.
 #
-# Environment: MODEL, TEXTS, ROUNDS [5], GOMLX [1: also time gomlx, briefly].
+# Environment: MODEL, TEXTS, ROUNDS [5], GOMLX [1: also time gomlx, briefly],
+# TINY_MODEL [build/fixtures/tiny-bert-tokens].
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
@@ -66,6 +67,24 @@ for round in $(seq "$rounds"); do
     done
   done
 done
+
+# The binding's own cost is microseconds, below this machine's drift in a
+# model call of milliseconds; on a tiny model (build/fixtures, about 0.1 ms a
+# call) many calls measure it in absolute terms, which the report then relates
+# to the real model's call.
+tiny="${TINY_MODEL:-$root/build/fixtures/tiny-bert-tokens}"
+if [[ -d "$tiny" ]]; then
+  for round in $(seq "$rounds"); do
+    for batch in 1 32; do
+      calls=$((20 * ((lines + batch - 1) / batch)))
+      for impl in $(shuf -e cpp c go zig); do
+        echo "bench/bindings: tiny model, round $round, batch $batch, $impl" >&2
+        "${leg[$impl]}" --model "$tiny" --texts "$texts" --batch "$batch" --calls "$calls" --warmup "$calls" 2>/dev/null |
+          sed "s/^{/{\"kind\":\"tiny\",\"round\":$round,\"leg\":\"$impl\",/" >>"$results"
+      done
+    done
+  done
+fi
 
 if [[ "${GOMLX:-1}" == 1 ]]; then
   # Indicative only: a few hundred milliseconds per sentence, and a graph

@@ -35,6 +35,12 @@ pub fn fixture(allocator: Allocator, name: []const u8) ![:0]u8 {
     return std.fs.path.joinZ(allocator, &.{ root, name });
 }
 
+/// A real tokenizer.json of ../shared/tokenizers (beside the repository, as
+/// the parity tests use it), e.g. "gpt2" for byte-level BPE.
+pub fn sharedTokenizer(allocator: Allocator, name: []const u8) ![:0]u8 {
+    return std.fs.path.joinZ(allocator, &.{ config.repo_root, "..", "shared", "tokenizers", name, "tokenizer.json" });
+}
+
 pub fn fixturesRoot(allocator: Allocator) ![:0]u8 {
     return locate(allocator, "SIEVE_FIXTURES", &.{ "build", "fixtures" });
 }

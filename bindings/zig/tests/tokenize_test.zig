@@ -95,7 +95,7 @@ test "tokenize: tokenizer.json files (WordPiece with truncation, byte-level BPE)
     defer allocator.free(minilm);
     const wordpiece = try std.fs.path.joinZ(allocator, &.{ minilm, "tokenizer.json" });
     defer allocator.free(wordpiece);
-    const bbpe = try support.fixture(allocator, "trained/bbpe-gpt2/tokenizer.json");
+    const bbpe = try support.sharedTokenizer(allocator, "gpt2");
     defer allocator.free(bbpe);
 
     for ([_][:0]const u8{ wordpiece, bbpe }) |file| {

@@ -33,20 +33,12 @@ const Reranker& reranker_of(const sieve_model* model, const char* function) {
   return *m.reranker;
 }
 
-std::string_view view(const sieve_text& text, const char* function, const char* what) {
-  if (text.data == nullptr && text.size != 0) {
-    throw CapiError(SIEVE_INVALID_ARGUMENT,
-                    std::string(function) + ": " + what + " has NULL data and size " + std::to_string(text.size));
-  }
-  return text.data == nullptr ? std::string_view() : std::string_view(text.data, text.size);
-}
-
 std::vector<std::string_view> views(const sieve_text* texts, std::size_t count, const char* function) {
   require(texts != nullptr || count == 0, function, "texts is NULL");
   std::vector<std::string_view> result;
   result.reserve(count);
   for (std::size_t i = 0; i < count; ++i) {
-    result.push_back(view(texts[i], function, ("text " + std::to_string(i)).c_str()));
+    result.push_back(text_view(texts[i], function, ("text " + std::to_string(i)).c_str()));
   }
   return result;
 }
@@ -169,7 +161,7 @@ sieve_status* sieve_embed(const sieve_model* model, const sieve_text* texts, siz
     sieve::capi::require_capacity(needed, out_capacity, kFunction, "floats");
     require(out != nullptr || needed == 0, kFunction, "out is NULL");
     const auto inputs = sieve::capi::views(texts, count, kFunction);
-    if (count == 0) return;
+    if (needed == 0) return;  // no texts (a model has at least one dimension)
     const sieve::Embeddings embeddings = embedder.embed(std::span<const std::string_view>(inputs));
     std::memcpy(out, embeddings.data.data(), needed * sizeof(float));
   });
@@ -182,7 +174,7 @@ sieve_status* sieve_score(const sieve_model* model, sieve_text query, const siev
     const sieve::Reranker& reranker = sieve::capi::reranker_of(model, kFunction);
     sieve::capi::require_capacity(count, scores_capacity, kFunction, "scores");
     require(scores != nullptr || count == 0, kFunction, "scores is NULL");
-    const std::string_view q = sieve::capi::view(query, kFunction, "query");
+    const std::string_view q = sieve::capi::text_view(query, kFunction, "query");
     const auto docs = sieve::capi::views(documents, count, kFunction);
     if (count == 0) return;
     const std::vector<float> result = reranker.score(q, docs);
@@ -200,7 +192,7 @@ sieve_status* sieve_rerank(const sieve_model* model, sieve_text query, const sie
     const std::size_t needed = top_k == 0 ? count : std::min(count, top_k);
     sieve::capi::require_capacity(needed, results_capacity, kFunction, "results");
     require(results != nullptr || needed == 0, kFunction, "results is NULL");
-    const std::string_view q = sieve::capi::view(query, kFunction, "query");
+    const std::string_view q = sieve::capi::text_view(query, kFunction, "query");
     const auto docs = sieve::capi::views(documents, count, kFunction);
     if (count == 0) return;
     const std::vector<sieve::RerankResult> ranked = reranker.rerank(q, docs, top_k);

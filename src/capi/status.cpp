@@ -63,6 +63,14 @@ void throw_invalid_argument(const char* function, const char* what) {
   throw CapiError(SIEVE_INVALID_ARGUMENT, std::string(function) + ": " + what);
 }
 
+std::string_view text_view(const sieve_text& text, const char* function, const char* what) {
+  if (text.data == nullptr && text.size != 0) {
+    throw CapiError(SIEVE_INVALID_ARGUMENT,
+                    std::string(function) + ": " + what + " has NULL data and size " + std::to_string(text.size));
+  }
+  return text.data == nullptr ? std::string_view() : std::string_view(text.data, text.size);
+}
+
 void read_versioned(const void* from, std::size_t struct_size, void* defaults, std::size_t size, const char* function,
                     const char* struct_name) {
   if (struct_size < sizeof(std::size_t)) {

@@ -7,6 +7,7 @@
 #include <exception>
 #include <new>
 #include <string>
+#include <string_view>
 
 #include "sieve.h"
 
@@ -59,6 +60,9 @@ T* require_not_null(T* pointer, const char* function, const char* parameter) {
   require(pointer != nullptr, function, parameter);
   return pointer;
 }
+
+// The bytes of a caller's text; NULL data is allowed only with size 0.
+std::string_view text_view(const sieve_text& text, const char* function, const char* what);
 
 // Copies the first `struct_size` bytes of a caller's option struct over
 // `defaults`, so that a caller compiled against an older, shorter struct gets

@@ -17,14 +17,6 @@ const sieve::Tokenizer& tokenizer_of(const sieve_tokenizer* tokenizer, const cha
   return *tokenizer->tokenizer;
 }
 
-std::string_view view(const sieve_text& text, const char* function, const char* what) {
-  if (text.data == nullptr && text.size != 0) {
-    throw sieve::capi::CapiError(SIEVE_INVALID_ARGUMENT,
-                                 std::string(function) + ": " + what + " has NULL data and nonzero size");
-  }
-  return text.data == nullptr ? std::string_view() : std::string_view(text.data, text.size);
-}
-
 template <class T>
 const T* data_or_null(const std::vector<T>& values) {
   return values.empty() ? nullptr : values.data();
@@ -59,11 +51,11 @@ sieve_status* sieve_tokenize(const sieve_tokenizer* tokenizer, sieve_text text, 
     require(out != nullptr, kFunction, "out is NULL");
     *out = nullptr;
     const sieve::Tokenizer& t = tokenizer_of(tokenizer, kFunction);
-    const std::string_view first = view(text, kFunction, "text");
+    const std::string_view first = sieve::capi::text_view(text, kFunction, "text");
     auto encoding = std::make_unique<sieve_encoding>();
-    encoding->encoding = pair == nullptr
-                             ? t.encode(first, add_special_tokens != 0)
-                             : t.encode_pair(first, view(*pair, kFunction, "pair"), add_special_tokens != 0);
+    encoding->encoding = pair == nullptr ? t.encode(first, add_special_tokens != 0)
+                                         : t.encode_pair(first, sieve::capi::text_view(*pair, kFunction, "pair"),
+                                                         add_special_tokens != 0);
     encoding->offsets.reserve(2 * encoding->encoding.offsets.size());
     for (const auto& [begin, end] : encoding->encoding.offsets) {
       encoding->offsets.push_back(begin);

@@ -16,10 +16,12 @@ packages=(
   build-essential cmake ninja-build pkg-config git unzip ca-certificates
   python3 python3-venv
   nlohmann-json3-dev libutf8proc-dev libpcre2-dev libcli11-dev libspdlog-dev libfmt-dev libcpp-httplib-dev
+  libcurl4-openssl-dev libssl-dev
   libgtest-dev libgmock-dev
   clang clang-format clang-tidy libclang-rt-14-dev
   maven default-jdk-headless
   valgrind
+  debootstrap
 )
 # Go fetches the ONNX Runtime C API header as a Go module; any Go will do.
 command -v go >/dev/null || packages+=(golang-go)

@@ -17,6 +17,8 @@ Action add_info_command(CLI::App& app);
 Action add_rerank_command(CLI::App& app);
 Action add_similarity_command(CLI::App& app);
 Action add_serve_command(CLI::App& app);
+Action add_pull_command(CLI::App& app);
+Action add_bundle_command(CLI::App& app);
 
 // Options shared by commands that load a model.
 struct ModelOptions {

@@ -17,6 +17,8 @@ int main(int argc, char** argv) {
       {"rerank", sieve::cli::add_rerank_command(app)},
       {"similarity", sieve::cli::add_similarity_command(app)},
       {"serve", sieve::cli::add_serve_command(app)},
+      {"pull", sieve::cli::add_pull_command(app)},
+      {"bundle", sieve::cli::add_bundle_command(app)},
   };
 
   try {

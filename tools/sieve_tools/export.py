@@ -1,0 +1,211 @@
+"""`sieve-export export`: a PyTorch checkpoint to a Sieve model folder, with
+optimum's ONNX exporter (`optimum.exporters.onnx.main_export`, package
+optimum-onnx), then checked against PyTorch.
+
+Task: feature extraction for embedders (a sentence-transformers folder, or any
+model without a classification head): the ONNX output is `last_hidden_state`
+[batch, sequence, hidden], which Sieve pools as the folder's 1_Pooling says;
+text classification for cross-encoders (config.json architectures
+`*ForSequenceClassification`): the output is `logits` [batch, labels]. Batch
+and sequence axes are dynamic.
+
+Checks on the written file: the inputs (input_ids, attention_mask, and
+token_type_ids when the model has them, int64 [batch, sequence]), the output
+name, rank and dynamic axes, and the outputs of ONNX Runtime against the
+PyTorch model on a few texts (token states and mean-pooled vectors for an
+embedder, logits for a cross-encoder) within --atol.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from .model_folder import CROSS_ENCODER, EMBEDDER, ToolError, log, read_config, read_json, write_folder
+
+TASKS = ("auto", "feature-extraction", "text-classification")
+
+CHECK_TEXTS = [
+    "A man is eating food.",
+    "The quick brown fox jumps over the lazy dog, and keeps running far beyond the hills.",
+    "Sieve runs embedding models locally.",
+    "Café crème brûlée, 東京, Съешь же ещё.",
+    "a",
+]
+CHECK_PAIRS = [
+    ("How many people live in Berlin?", "Berlin has a population of 3.5 million registered inhabitants."),
+    ("How many people live in Berlin?", "New York City is famous for the Metropolitan Museum of Art."),
+    ("what is a cat", "Cats are small domesticated carnivorous mammals."),
+    ("what is a cat", "a"),
+]
+
+# Files a hub download needs besides the weights (ONNX export loads the weights itself).
+_HUB_PATTERNS = ["*.json", "*.txt", "*.model", "1_Pooling/*", "2_Dense/*", "2_Normalize/*", "3_Normalize/*"]
+
+
+def resolve_task(folder: Path | None, task: str) -> str:
+    if task != "auto":
+        return task
+    if folder is None:
+        return "feature-extraction"
+    if (folder / "modules.json").is_file():
+        return "feature-extraction"
+    archs = read_config(folder).get("architectures") or []
+    if any(str(a).endswith("ForSequenceClassification") for a in archs):
+        return "text-classification"
+    return "feature-extraction"
+
+
+def _local_or_download(model: str) -> tuple[Path, bool]:
+    path = Path(model)
+    if path.is_dir():
+        return path, True
+    if path.exists() or model.startswith((".", "/")):
+        raise ToolError(f"{model}: not a model folder")
+    try:
+        from huggingface_hub import snapshot_download
+    except ImportError as exc:  # pragma: no cover
+        raise ToolError(f"{model}: not a local folder, and huggingface_hub is not installed") from exc
+    log(f"{model}: not a local folder; fetching its configuration and tokenizer files from the Hugging Face Hub")
+    return Path(snapshot_download(model, allow_patterns=_HUB_PATTERNS)), False
+
+
+def export(model: str, out: Path, *, task: str = "auto", opset: int | None = None, atol: float = 1e-4,
+           check: bool = True, texts: list[str] | None = None) -> dict:
+    try:
+        from optimum.exporters.onnx import main_export
+    except ImportError as exc:
+        raise ToolError("`sieve-export export` needs torch, transformers and optimum-onnx: install "
+                        "`pip install 'sieve-tools[export]'` (scripts/setup_export_env.sh makes .venv-export)") from exc
+
+    src, local = _local_or_download(model)
+    if not (src / "config.json").is_file():
+        raise ToolError(f"{model}: no config.json (not a transformers model folder)")
+    resolved = resolve_task(src, task)
+    if resolved not in TASKS[1:]:
+        raise ToolError(f"unknown task {task!r} (one of {', '.join(TASKS)})")
+    kind = CROSS_ENCODER if resolved == "text-classification" else EMBEDDER
+    source = str(src) if local else model
+    log(f"exporting {model} ({kind}, task {resolved}) with optimum")
+    report: dict = {"model": model, "task": resolved, "kind": kind, "output": str(out)}
+
+    def write(tmp: Path) -> None:
+        work = Path(tempfile.mkdtemp(prefix=".optimum-", dir=tmp))
+        # library_name="transformers": the graph ends at the token states
+        # (last_hidden_state) or the logits; Sieve pools and normalizes as the
+        # folder's sentence-transformers files say.
+        main_export(source, output=work, task=resolved, opset=opset, library_name="transformers",
+                    framework="pt", device="cpu", do_validation=False, local_files_only=local,
+                    no_dynamic_axes=False)
+        exported = work / "model.onnx"
+        if not exported.is_file():
+            raise ToolError(f"optimum wrote no model.onnx (files: {sorted(p.name for p in work.iterdir())})")
+        for item in work.iterdir():
+            # model.onnx and any external data; of the tokenizer and configuration
+            # files transformers re-saved, only those the input folder lacks
+            # (its own files are copied unchanged).
+            if item.is_file() and (item.name.startswith("model.onnx") or not (src / item.name).exists()):
+                shutil.move(str(item), tmp / item.name)
+        shutil.rmtree(work)
+        if check:
+            report["check"] = check_export(tmp / "model.onnx", src if local else model, kind,
+                                           texts=texts, atol=atol)
+
+    write_folder(src, out, write)
+    log(f"wrote {out}")
+    return report
+
+
+def check_io(onnx_file: Path, kind: str) -> dict:
+    """Input and output names, types and dynamic axes, as Sieve needs them."""
+    import onnx
+
+    model = onnx.load(str(onnx_file), load_external_data=False)
+    inputs = {i.name: i for i in model.graph.input}
+    outputs = {o.name: o for o in model.graph.output}
+    problems = []
+
+    def dims(value):
+        return [d.dim_param or (d.dim_value if d.HasField("dim_value") else "?")
+                for d in value.type.tensor_type.shape.dim]
+
+    for name in ("input_ids", "attention_mask"):
+        if name not in inputs:
+            problems.append(f"input {name} is missing (inputs: {', '.join(inputs)})")
+    for name, value in inputs.items():
+        if value.type.tensor_type.elem_type != onnx.TensorProto.INT64:
+            problems.append(f"input {name} is not int64")
+        d = dims(value)
+        if len(d) != 2 or any(isinstance(x, int) for x in d):
+            problems.append(f"input {name} has shape {d}, expected two dynamic axes [batch, sequence]")
+    want = "logits" if kind == CROSS_ENCODER else "last_hidden_state"
+    if want not in outputs:
+        problems.append(f"output {want} is missing (outputs: {', '.join(outputs)})")
+    else:
+        d = dims(outputs[want])
+        rank = 2 if kind == CROSS_ENCODER else 3
+        dynamic = d[:1] if kind == CROSS_ENCODER else d[:2]
+        if len(d) != rank or any(isinstance(x, int) for x in dynamic):
+            problems.append(f"output {want} has shape {d}, expected rank {rank} with dynamic batch"
+                            + ("" if kind == CROSS_ENCODER else " and sequence") + " axes")
+    if problems:
+        raise ToolError(f"{onnx_file}: " + "; ".join(problems))
+    return {"inputs": {n: dims(v) for n, v in inputs.items()}, "outputs": {n: dims(v) for n, v in outputs.items()}}
+
+
+def check_export(onnx_file: Path, source, kind: str, *, texts: list[str] | None = None,
+                 atol: float = 1e-4) -> dict:
+    """Compare ONNX Runtime on `onnx_file` with the PyTorch model `source`."""
+    import onnxruntime as ort
+    import torch
+    from transformers import AutoModel, AutoModelForSequenceClassification, AutoTokenizer
+
+    io = check_io(onnx_file, kind)
+    tokenizer = AutoTokenizer.from_pretrained(str(source))
+    if kind == CROSS_ENCODER:
+        torch_model = AutoModelForSequenceClassification.from_pretrained(str(source))
+        pairs = CHECK_PAIRS
+        batch = tokenizer([q for q, _ in pairs], [d for _, d in pairs], padding=True, truncation=True,
+                          return_tensors="np")
+    else:
+        torch_model = AutoModel.from_pretrained(str(source))
+        batch = tokenizer(texts or CHECK_TEXTS, padding=True, truncation=True, max_length=128, return_tensors="np")
+    torch_model.eval()
+    session = ort.InferenceSession(str(onnx_file), providers=["CPUExecutionProvider"])
+    names = [i.name for i in session.get_inputs()]
+    feeds = {n: batch[n].astype(np.int64) for n in names if n in batch}
+    if "token_type_ids" in names and "token_type_ids" not in feeds:
+        feeds["token_type_ids"] = np.zeros_like(feeds["input_ids"])
+    want = "logits" if kind == CROSS_ENCODER else "last_hidden_state"
+    got = session.run([want], feeds)[0]
+    with torch.no_grad():
+        result = torch_model(**{n: torch.from_numpy(v) for n, v in feeds.items()})
+    ref = (result.logits if kind == CROSS_ENCODER else result.last_hidden_state).numpy()
+    if got.shape != ref.shape:
+        raise ToolError(f"{onnx_file}: {want} has shape {got.shape}, PyTorch gives {ref.shape}")
+    summary: dict = {"io": io, "atol": atol}
+    if kind == CROSS_ENCODER:
+        diff = float(np.abs(got - ref).max())
+        summary["logits_max_abs_diff"] = diff
+        failed = diff > atol
+    else:
+        mask = feeds["attention_mask"].astype(bool)
+        diff = float(np.abs(got - ref)[mask].max())
+        m = feeds["attention_mask"][:, :, None].astype(np.float32)
+        pooled_got = (got * m).sum(1) / np.maximum(m.sum(1), 1e-9)
+        pooled_ref = (ref * m).sum(1) / np.maximum(m.sum(1), 1e-9)
+        pooled_diff = float(np.abs(pooled_got - pooled_ref).max())
+        summary.update(token_max_abs_diff=diff, mean_pooled_max_abs_diff=pooled_diff)
+        failed = diff > atol * max(1.0, float(np.abs(ref).max())) or pooled_diff > atol
+    log("check against PyTorch: " + ", ".join(f"{k} {v:.3g}" for k, v in summary.items() if k.endswith("diff")))
+    if failed:
+        raise ToolError(f"{onnx_file}: ONNX Runtime and PyTorch differ by more than {atol}: {summary}")
+    return summary
+
+
+def st_modules_present(folder: Path) -> bool:
+    modules = read_json(Path(folder) / "modules.json")
+    return isinstance(modules, list) and bool(modules)

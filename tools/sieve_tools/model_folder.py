@@ -1,0 +1,215 @@
+"""Sieve model folders: finding the ONNX file, reading the configuration,
+telling embedders from cross-encoders, and writing a new folder atomically.
+
+A model folder is `model.onnx` (or `onnx/model.onnx`) next to `tokenizer.json`,
+`config.json`, `tokenizer_config.json`, `special_tokens_map.json` and, for
+sentence-transformers models, `modules.json`, `sentence_bert_config.json`,
+`config_sentence_transformers.json` and the module folders (`1_Pooling/config.json`,
+`2_Normalize`, ...). Every subcommand writes a complete folder: the new ONNX
+file plus these files copied from its input, built in a temporary sibling and
+renamed into place, so an interrupted run never leaves a folder that looks valid.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+EMBEDDER = "embedder"
+CROSS_ENCODER = "cross-encoder"
+
+# Weights and files that describe another format or a particular export; they
+# are not copied into a new folder (its ONNX file replaces them).
+_SKIP_NAMES = {
+    "model.safetensors", "pytorch_model.bin", "tf_model.h5", "flax_model.msgpack", "rust_model.ot",
+    "model.safetensors.index.json", "pytorch_model.bin.index.json", ".gitattributes",
+    "reference.json", "fixture.json",
+}
+_SKIP_SUFFIXES = (".onnx", ".onnx_data", ".onnx.data", ".safetensors", ".bin", ".pt", ".ckpt", ".h5", ".msgpack")
+_SKIP_DIRS = {"onnx", "openvino", "__pycache__", ".git", ".cache"}
+
+
+class ToolError(Exception):
+    """An error for the user: printed as one line, exit status 1."""
+
+
+def log(message: str) -> None:
+    print(f"sieve-export: {message}", file=sys.stderr, flush=True)
+
+
+def warn(message: str) -> None:
+    print(f"sieve-export: warning: {message}", file=sys.stderr, flush=True)
+
+
+def onnx_path(folder: Path) -> Path:
+    """The folder's ONNX file, where Sieve looks for it."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise ToolError(f"{folder}: model folder not found")
+    for candidate in (folder / "model.onnx", folder / "onnx" / "model.onnx"):
+        if candidate.is_file():
+            return candidate
+    raise ToolError(f"{folder}: no model.onnx (nor onnx/model.onnx)")
+
+
+def read_json(path: Path) -> dict | list | None:
+    if not path.is_file():
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ToolError(f"{path}: not valid JSON ({exc})") from exc
+
+
+def read_config(folder: Path) -> dict:
+    config = read_json(Path(folder) / "config.json")
+    return config if isinstance(config, dict) else {}
+
+
+def onnx_output_names(path: Path) -> list[str]:
+    import onnx
+
+    model = onnx.load(str(path), load_external_data=False)
+    return [o.name for o in model.graph.output]
+
+
+def detect_kind(folder: Path, onnx_file: Path | None = None) -> str:
+    """embedder or cross-encoder, as Sieve decides: a sentence-transformers
+    folder (modules.json) is an embedder; config.json architectures naming
+    *ForSequenceClassification a cross-encoder; else the ONNX outputs decide
+    (logits: cross-encoder)."""
+    folder = Path(folder)
+    if (folder / "modules.json").is_file():
+        return EMBEDDER
+    archs = read_config(folder).get("architectures") or []
+    if any(str(a).endswith("ForSequenceClassification") for a in archs):
+        return CROSS_ENCODER
+    if onnx_file is None:
+        try:
+            onnx_file = onnx_path(folder)
+        except ToolError:
+            return EMBEDDER
+    return CROSS_ENCODER if "logits" in onnx_output_names(onnx_file) else EMBEDDER
+
+
+def max_length(folder: Path) -> int:
+    """The maximum sequence length Sieve uses for the folder (without --max-length):
+    max_seq_length, else model_max_length, else max_position_embeddings; never
+    more than the positions. For a cross-encoder, model_max_length (capped)."""
+    folder = Path(folder)
+    positions = int(read_config(folder).get("max_position_embeddings") or 512)
+    candidates = []
+    st = read_json(folder / "sentence_bert_config.json")
+    if isinstance(st, dict) and st.get("max_seq_length"):
+        candidates.append(int(st["max_seq_length"]))
+    tc = read_json(folder / "tokenizer_config.json")
+    if isinstance(tc, dict) and tc.get("model_max_length") and int(tc["model_max_length"]) < 10**6:
+        candidates.append(int(tc["model_max_length"]))
+    length = candidates[0] if candidates else positions
+    return min(length, positions)
+
+
+def support_files(src: Path) -> list[Path]:
+    """The files of `src` a new folder needs besides its ONNX file, relative to `src`."""
+    src = Path(src)
+    out = []
+    for item in sorted(src.rglob("*")):
+        rel = item.relative_to(src)
+        if not item.is_file() or any(part in _SKIP_DIRS for part in rel.parts[:-1]):
+            continue
+        if rel.name in _SKIP_NAMES or rel.name.endswith(_SKIP_SUFFIXES) or rel.name.startswith(".sieve"):
+            continue
+        out.append(rel)
+    return out
+
+
+def copy_support_files(src: Path, dest: Path) -> None:
+    src, dest = Path(src), Path(dest)
+    for rel in support_files(src):
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src / rel, target)
+    # sentence-transformers saves Normalize as an empty folder, which packages
+    # and copies drop: recreate every module path modules.json names.
+    modules = read_json(dest / "modules.json")
+    if isinstance(modules, list):
+        for module in modules:
+            if isinstance(module, dict) and module.get("path"):
+                (dest / module["path"]).mkdir(parents=True, exist_ok=True)
+
+
+def write_folder(src: Path | None, out: Path, write: Callable[[Path], None]) -> Path:
+    """Build the folder `out`: `write(tmp)` writes model.onnx (and any external
+    data) into a temporary sibling, the support files of `src` are copied next
+    to it (files `write` already wrote win), then the sibling is renamed to `out`
+    (an existing `out` is replaced)."""
+    out = Path(out).resolve()
+    if src is not None and Path(src).resolve() == out:
+        raise ToolError(f"{out}: the output folder must differ from the input folder")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    os.chmod(tmp, 0o755)  # mkdtemp makes it 0700; a finished folder should be world-readable
+    try:
+        write(tmp)
+        if not (tmp / "model.onnx").is_file():
+            raise ToolError("internal error: no model.onnx was written")
+        if src is not None:
+            staged = Path(tempfile.mkdtemp(prefix=".support-", dir=tmp))
+            copy_support_files(Path(src), staged)
+            for item in sorted(staged.rglob("*")):
+                rel = item.relative_to(staged)
+                target = tmp / rel
+                if item.is_dir():
+                    target.mkdir(parents=True, exist_ok=True)
+                elif not target.exists():
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(item, target)
+            shutil.rmtree(staged)
+        if not (tmp / "tokenizer.json").is_file():
+            warn(f"{out}: no tokenizer.json in the folder (Sieve needs one)")
+        if out.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+            os.rmdir(old)
+            os.rename(out, old)
+            os.rename(tmp, out)
+            shutil.rmtree(old)
+        else:
+            os.rename(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return out
+
+
+# Protobuf's 2 GiB limit: larger models keep their weights in model.onnx_data.
+_EXTERNAL_THRESHOLD = 1_800_000_000
+
+
+def save_onnx(model, path: Path, *, external: bool | None = None, location: str = "model.onnx_data",
+              size_threshold: int = 1024) -> None:
+    """onnx.save, with the weights in `location` beside the file when asked or
+    when the model is too large for one protobuf."""
+    import onnx
+
+    if external is None:
+        external = model.ByteSize() > _EXTERNAL_THRESHOLD
+    if external:
+        onnx.save(model, str(path), save_as_external_data=True, all_tensors_to_one_file=True,
+                  location=location, size_threshold=size_threshold)
+    else:
+        onnx.save(model, str(path))
+
+
+def folder_size(folder: Path) -> int:
+    """Bytes of the ONNX file and its external data."""
+    onnx_file = onnx_path(folder)
+    total = onnx_file.stat().st_size
+    for extra in onnx_file.parent.iterdir():
+        if extra.name != onnx_file.name and extra.name.startswith(onnx_file.name) and extra.is_file():
+            total += extra.stat().st_size
+    return total

@@ -14,6 +14,13 @@ export SIEVE_FIXTURES_DIR="$root/build/fixtures"
   --tokenizer models/all-MiniLM-L6-v2/tokenizer.json
 .venv/bin/python tools/make_cross_encoder.py --out "$SIEVE_FIXTURES_DIR" --tokenizer models/all-MiniLM-L6-v2/tokenizer.json
 
+# The export tools' own virtual environment (torch, transformers, optimum) for
+# tests/integration/test_export_tool.py; kept out of .venv, whose pins differ.
+bash scripts/setup_export_env.sh
+# A minimal Debian 12 root file system that the bundle test runs a bundle in.
+bash scripts/make_debian_root.sh "$root/build/debian12-root"
+export SIEVE_DEBIAN_ROOT="$root/build/debian12-root"
+
 echo "== formatting"
 bash scripts/lint.sh --format-only
 

@@ -29,6 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bert_onnx  # noqa: E402  (sibling module, path set just above)
+from sieve_tools.model_folder import replace_folder  # noqa: E402
 
 # Files that only describe the upstream repository (or are replaced by
 # model.onnx) and mean nothing to the C++ loader.
@@ -97,16 +98,7 @@ def export(src: Path, out: Path) -> Path:
                 if module.get("path"):
                     (tmp / module["path"]).mkdir(parents=True, exist_ok=True)
 
-        if out.exists():
-            # Move the old folder aside first so `out` is never missing a file
-            # that it used to have while also holding new ones.
-            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
-            os.rmdir(old)
-            os.rename(out, old)
-            os.rename(tmp, out)
-            shutil.rmtree(old)
-        else:
-            os.rename(tmp, out)
+        replace_folder(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

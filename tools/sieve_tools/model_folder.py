@@ -143,6 +143,19 @@ def copy_support_files(src: Path, dest: Path) -> None:
                 (dest / module["path"]).mkdir(parents=True, exist_ok=True)
 
 
+def replace_folder(tmp: Path, out: Path) -> None:
+    """Rename the finished folder `tmp` to `out`. An existing `out` is moved
+    aside first, so `out` never mixes old files with new ones."""
+    if out.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+        os.rmdir(old)
+        os.rename(out, old)
+        os.rename(tmp, out)
+        shutil.rmtree(old)
+    else:
+        os.rename(tmp, out)
+
+
 def write_folder(src: Path | None, out: Path, write: Callable[[Path], None]) -> Path:
     """Build the folder `out`: `write(tmp)` writes model.onnx (and any external
     data) into a temporary sibling, the support files of `src` are copied next
@@ -172,14 +185,7 @@ def write_folder(src: Path | None, out: Path, write: Callable[[Path], None]) -> 
             shutil.rmtree(staged)
         if not (tmp / "tokenizer.json").is_file():
             warn(f"{out}: no tokenizer.json in the folder (Sieve needs one)")
-        if out.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
-            os.rmdir(old)
-            os.rename(out, old)
-            os.rename(tmp, out)
-            shutil.rmtree(old)
-        else:
-            os.rename(tmp, out)
+        replace_folder(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

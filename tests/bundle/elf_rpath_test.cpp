@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
-#include <regex>
 
 #include "bundle/loaded_libraries.hpp"
 #include "sieve/error.hpp"
@@ -27,13 +26,20 @@ std::string readelf_dynamic(const fs::path& file) {
   return out;
 }
 
-// "RUNPATH" or "RPATH", and the path list, as readelf prints them.
+// "RUNPATH" or "RPATH", and the path list, as readelf prints them:
+//  0x...1d (RUNPATH)            Library runpath: [$ORIGIN/../lib:/opt/lib]
+// (parsed by hand: std::regex trips GCC 12's -Wmaybe-uninitialized in the sanitizer build)
 std::pair<std::string, std::string> readelf_rpath(const fs::path& file) {
   const std::string dynamic = readelf_dynamic(file);
-  std::smatch match;
-  static const std::regex pattern(R"(\((RPATH|RUNPATH)\)\s+Library r(?:un)?path: \[([^\]]*)\])");
-  if (!std::regex_search(dynamic, match, pattern)) return {};
-  return {match[1], match[2]};
+  for (const std::string tag : {"RUNPATH", "RPATH"}) {
+    const auto at = dynamic.find("(" + tag + ")");
+    if (at == std::string::npos) continue;
+    const auto open = dynamic.find('[', at);
+    const auto close = dynamic.find(']', open);
+    if (open == std::string::npos || close == std::string::npos) return {};
+    return {tag, dynamic.substr(open + 1, close - open - 1)};
+  }
+  return {};
 }
 
 class ElfRpathTest : public ::testing::Test {

@@ -45,10 +45,11 @@ export ASAN_OPTIONS="detect_leaks=1:fast_unwind_on_malloc=0:strict_string_checks
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export LSAN_OPTIONS="suppressions=$root/tests/lsan.supp:print_suppressions=0"
 ctest --test-dir build-sanitize --output-on-failure -j2
-# The command-line error paths and the server (bad inputs, limits, drain;
-# a leak makes the server's exit status non-zero), through the sanitized binary.
+# The command-line error paths, the server (bad inputs, limits, drain; a leak
+# makes the server's exit status non-zero) and sieve pull against the mock hub
+# (cut connections, bad checksums, a full disk), through the sanitized binary.
 SIEVE_BIN="$root/build-sanitize/sieve" .venv/bin/python -m pytest -q tests/integration/test_cli.py \
-  tests/integration/test_server.py
+  tests/integration/test_server.py tests/integration/test_pull.py
 
 echo "== fuzzing (libFuzzer, bounded time; longer: bash scripts/fuzz.sh SECONDS)"
 bash scripts/fuzz.sh "${SIEVE_FUZZ_SECONDS:-60}"

@@ -348,13 +348,19 @@ def reference_top10(x: np.ndarray) -> list[set]:
     return out
 
 
-def test_report_embedder(variants, sources, tmp_path):
+def report_inputs(src: Path, tmp_path: Path) -> tuple[Path, list[str], Path, Path]:
+    """The report tests' corpus (the sentences, one per line), its texts, the
+    reference folder and an identical copy of it (which must score perfectly)."""
     corpus = tmp_path / "corpus.txt"
     texts = [t for t in SENTENCES.read_text(encoding="utf-8").split("\n") if t.strip()]
     corpus.write_text("".join(t + "\n" for t in texts), encoding="utf-8")
-    src = sources["tiny-embedder"]
     same = tmp_path / "same"
     shutil.copytree(src, same)
+    return corpus, texts, src, same
+
+
+def test_report_embedder(variants, sources, tmp_path):
+    corpus, texts, src, same = report_inputs(sources["tiny-embedder"], tmp_path)
     q = variants[("tiny-embedder", "int8-avx512")]
     out = tmp_path / "report.json"
     result = sieve_export("report", "--reference", str(src), str(same), str(q), "--corpus", str(corpus),
@@ -382,12 +388,7 @@ def test_report_embedder(variants, sources, tmp_path):
 
 
 def test_report_cross_encoder(variants, sources, tmp_path):
-    corpus = tmp_path / "corpus.txt"
-    texts = [t for t in SENTENCES.read_text(encoding="utf-8").split("\n") if t.strip()]
-    corpus.write_text("".join(t + "\n" for t in texts), encoding="utf-8")
-    src = sources["tiny-cross-encoder"]
-    same = tmp_path / "same"
-    shutil.copytree(src, same)
+    corpus, texts, src, same = report_inputs(sources["tiny-cross-encoder"], tmp_path)
     q = variants[("tiny-cross-encoder", "int8-avx512_vnni")]
     out = tmp_path / "report.json"
     sieve_export("report", "--reference", str(src), str(same), str(q), "--corpus", str(corpus),

@@ -19,6 +19,8 @@ Action add_similarity_command(CLI::App& app);
 Action add_serve_command(CLI::App& app);
 Action add_pull_command(CLI::App& app);
 Action add_bundle_command(CLI::App& app);
+Action add_index_command(CLI::App& app);
+Action add_search_command(CLI::App& app);
 
 // Options shared by commands that load a model.
 struct ModelOptions {

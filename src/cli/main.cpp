@@ -19,6 +19,8 @@ int main(int argc, char** argv) {
       {"serve", sieve::cli::add_serve_command(app)},
       {"pull", sieve::cli::add_pull_command(app)},
       {"bundle", sieve::cli::add_bundle_command(app)},
+      {"index", sieve::cli::add_index_command(app)},
+      {"search", sieve::cli::add_search_command(app)},
   };
 
   try {

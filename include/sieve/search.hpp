@@ -1,0 +1,196 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sieve/embedder.hpp"
+#include "sieve/reranker.hpp"
+
+namespace sieve {
+
+// A local search index: a folder holding an SQLite database (documents,
+// chunks, metadata, vectors, FTS5 for BM25) and an approximate
+// nearest-neighbour graph (hnswlib) derived from the stored vectors.
+//
+// The database is the source of truth; the graph is a cache that is rebuilt
+// or caught up from it, so a crash at any moment loses at most the work of
+// the unfinished transaction.
+
+struct ChunkingOptions {
+  std::size_t chunk_tokens = 256;  // tokens per chunk (capped by the model's max length)
+  std::size_t overlap_tokens = 32;
+};
+
+struct IndexCreateOptions {
+  ChunkingOptions chunking;
+  // Below this many chunks search is exact and no graph is kept.
+  std::size_t exact_threshold = 20000;
+  std::size_t hnsw_m = 16;
+  std::size_t hnsw_ef_construction = 100;
+};
+
+// The embedding model an index was built with.
+struct IndexModel {
+  std::string name;  // folder name, for messages
+  std::string path;  // absolute folder path at creation
+  std::string onnx_sha256;
+  std::size_t dimension = 0;
+  std::string pooling;
+  bool normalize = false;
+};
+
+struct IngestProgress {
+  std::size_t files_total = 0;
+  std::size_t files_done = 0;
+  std::uint64_t bytes_total = 0;
+  std::uint64_t bytes_done = 0;
+  std::size_t documents_indexed = 0;
+  std::size_t chunks_indexed = 0;
+  std::string current;  // the file being read
+};
+using IngestProgressCallback = std::function<void(const IngestProgress&)>;
+
+struct IngestOptions {
+  // Documents embedded per ORT call group; each group is committed in one transaction.
+  std::size_t commit_chunks = 256;
+  IngestProgressCallback progress;
+};
+
+struct IngestReport {
+  std::size_t files_seen = 0;
+  std::size_t files_unchanged = 0;  // skipped by content hash
+  std::size_t files_skipped = 0;    // not a supported format
+  std::size_t documents_added = 0;  // new or changed
+  std::size_t documents_unchanged = 0;
+  std::size_t documents_removed = 0;  // gone from a re-read file
+  std::size_t chunks_added = 0;
+  std::size_t chunks_removed = 0;
+  double seconds = 0;
+  std::vector<std::string> skipped;  // named files of no supported format: "path: why"
+  std::vector<std::string> errors;   // files that could not be read or parsed: "path: what"
+};
+
+struct IndexStats {
+  std::filesystem::path folder;
+  IndexModel model;
+  ChunkingOptions chunking;
+  std::size_t sources = 0;
+  std::size_t documents = 0;
+  std::size_t chunks = 0;
+  std::uint64_t database_bytes = 0;  // the SQLite file and its WAL
+  std::uint64_t ann_bytes = 0;       // the graph file
+  std::size_t ann_elements = 0;      // chunks the graph covers (0: exact search only)
+  std::size_t exact_threshold = 0;
+};
+
+struct CheckReport {
+  std::vector<std::string> problems;  // empty: consistent
+  std::vector<std::string> notes;     // facts that are not faults (a graph behind the data)
+  [[nodiscard]] bool ok() const noexcept { return problems.empty(); }
+};
+
+enum class SearchMode { kVector, kBm25, kHybrid };
+const char* to_string(SearchMode mode) noexcept;
+SearchMode parse_search_mode(std::string_view name);
+
+struct SearchOptions {
+  std::size_t k = 10;
+  SearchMode mode = SearchMode::kHybrid;
+  // key=value pairs on document metadata; all must hold.
+  std::vector<std::pair<std::string, std::string>> filters;
+  // With a reranker: how many fused candidates it scores (at least k).
+  std::size_t rerank_candidates = 50;
+  // Reciprocal rank fusion's constant (Cormack et al. use 60).
+  double rrf_k = 60;
+  // Search every stored vector instead of the graph (for recall measurements).
+  bool exact = false;
+  // hnswlib's ef at query time (at least the number of neighbours wanted).
+  std::size_t ef_search = 64;
+};
+
+struct SearchHit {
+  double score = 0;  // of the mode (cosine, BM25, RRF), or the reranker's
+  std::optional<double> vector_score;
+  std::optional<double> bm25_score;
+  std::optional<double> rerank_score;
+  std::string document_id;
+  std::string source;  // the file it came from
+  std::string title;
+  std::int64_t chunk_id = 0;
+  std::size_t chunk_index = 0;
+  // Byte offsets of the chunk in its document's text.
+  std::size_t chunk_begin = 0;
+  std::size_t chunk_end = 0;
+  std::string text;
+  // Byte spans in `text` of words of the query.
+  std::vector<std::pair<std::size_t, std::size_t>> matches;
+  std::vector<std::pair<std::string, std::string>> metadata;
+};
+
+struct SearchResult {
+  std::vector<SearchHit> hits;
+  bool used_ann = false;  // the graph answered (else: exact)
+  double seconds = 0;
+};
+
+class SearchIndex {
+ public:
+  // Creates the folder's index for `model` if it has none, else opens it and
+  // checks that `model` is the one it was built with.
+  static SearchIndex create(const std::filesystem::path& folder, const Embedder& model,
+                            const IndexCreateOptions& options = {});
+  // Opens an existing index (read and write); kNotFound if there is none.
+  static SearchIndex open(const std::filesystem::path& folder);
+
+  SearchIndex(SearchIndex&&) noexcept;
+  SearchIndex& operator=(SearchIndex&&) noexcept;
+  ~SearchIndex();
+
+  [[nodiscard]] const IndexModel& model() const noexcept;
+  // kInvalidArgument naming both models when `embedder` is not the index's model.
+  void check_model(const Embedder& embedder) const;
+
+  // Reads files and folders (recursively): .txt, .md/.markdown, .html/.htm,
+  // .jsonl. One writer at a time: a second gets kOverloaded.
+  IngestReport add(const std::vector<std::filesystem::path>& paths, const Embedder& embedder,
+                   const IngestOptions& options = {});
+  // Removes the documents of these files (or document ids); returns how many.
+  std::size_t remove(const std::vector<std::string>& sources_or_ids);
+
+  [[nodiscard]] IndexStats stats() const;
+  [[nodiscard]] CheckReport check() const;
+
+  // One consistent snapshot of the index, even while another process adds.
+  [[nodiscard]] SearchResult search(std::string_view query, const SearchOptions& options, const Embedder* embedder,
+                                    const Reranker* reranker = nullptr) const;
+
+ private:
+  struct Impl;
+  explicit SearchIndex(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// The model folder's ONNX file's SHA-256, as an index records it.
+std::string model_fingerprint(const Embedder& embedder);
+
+}  // namespace sieve
+
+namespace sieve {
+
+// The JSON a search answers with (sieve search --json, POST /v1/search):
+// {"query", "mode", "used_ann", "seconds", "hits": [{"score", "vector_score",
+// "bm25_score", "rerank_score", "document_id", "source", "title", "chunk_id",
+// "chunk_index", "chunk_begin", "chunk_end", "text", "matches", "metadata"}]}.
+std::string search_result_json(const SearchResult& result, std::string_view query, SearchMode mode);
+std::string index_stats_json(const IndexStats& stats);
+std::string ingest_report_json(const IngestReport& report);
+std::string check_report_json(const CheckReport& report);
+
+}  // namespace sieve

@@ -1,0 +1,217 @@
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "cli/io.hpp"
+#include "sieve/error.hpp"
+#include "sieve/search.hpp"
+
+namespace sieve::cli {
+namespace {
+
+struct IndexArgs {
+  std::string index;
+  ModelOptions model;
+  std::vector<std::string> paths;
+  std::size_t chunk_tokens = 256;
+  std::size_t overlap_tokens = 32;
+  std::size_t exact_threshold = 20000;
+  std::size_t batch_chunks = 256;
+  bool quiet = false;
+  bool json = false;
+};
+
+std::string human_seconds(double seconds) {
+  char text[32];
+  if (seconds < 60) {
+    std::snprintf(text, sizeof text, "%.0fs", seconds);
+  } else {
+    std::snprintf(text, sizeof text, "%dm%02ds", static_cast<int>(seconds) / 60, static_cast<int>(seconds) % 60);
+  }
+  return text;
+}
+
+// A bar with rates and the time left, redrawn at most ten times a second.
+class ProgressBar {
+ public:
+  void operator()(const IngestProgress& progress) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_ < std::chrono::milliseconds(100) && !progress.current.empty()) return;
+    last_ = now;
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    const double fraction =
+        progress.bytes_total ? static_cast<double>(progress.bytes_done) / static_cast<double>(progress.bytes_total) : 0;
+    const int width = 24;
+    const int filled = static_cast<int>(fraction * width);
+    std::string bar = "[" + std::string(static_cast<std::size_t>(filled), '#') +
+                      std::string(static_cast<std::size_t>(width - filled), '.') + "]";
+    char line[256];
+    std::snprintf(line, sizeof line, "%s %3.0f%%  %zu/%zu files  %zu docs  %zu chunks  %.0f chunks/s", bar.c_str(),
+                  fraction * 100, progress.files_done, progress.files_total, progress.documents_indexed,
+                  progress.chunks_indexed, elapsed > 0 ? static_cast<double>(progress.chunks_indexed) / elapsed : 0.0);
+    std::string text = line;
+    if (fraction > 0.01 && fraction < 1) text += "  ETA " + human_seconds(elapsed * (1 - fraction) / fraction);
+    std::fprintf(stderr, "\r\x1b[K%s", text.c_str());
+    std::fflush(stderr);
+  }
+  ~ProgressBar() { std::fprintf(stderr, "\r\x1b[K"); }
+
+ private:
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point last_{};
+};
+
+Embedder load_embedder(const ModelOptions& model, const std::string& path) {
+  EmbedderOptions options;
+  options.runtime = to_runtime_options(model);
+  return Embedder::load(path, options);
+}
+
+int run_add(const IndexArgs& args) {
+  std::optional<SearchIndex> index;
+  std::string model_path = args.model.model;
+  const std::filesystem::path folder = args.index;
+  if (model_path.empty()) {
+    index = SearchIndex::open(folder);  // kNotFound explains that --model creates one
+    model_path = index->model().path;
+  }
+  const Embedder embedder = load_embedder(args.model, model_path);
+  if (!index) {
+    IndexCreateOptions options;
+    options.chunking = {args.chunk_tokens, args.overlap_tokens};
+    options.exact_threshold = args.exact_threshold;
+    index = SearchIndex::create(folder, embedder, options);
+  }
+  std::vector<std::filesystem::path> paths(args.paths.begin(), args.paths.end());
+  IngestOptions options;
+  options.commit_chunks = args.batch_chunks;
+  std::optional<ProgressBar> bar;
+  if (!args.quiet && isatty(STDERR_FILENO) == 1) {
+    bar.emplace();
+    options.progress = [&bar](const IngestProgress& progress) { (*bar)(progress); };
+  }
+  const IngestReport report = index->add(paths, embedder, options);
+  bar.reset();
+  if (args.json) {
+    write_stdout(ingest_report_json(report) + "\n");
+  } else if (!args.quiet) {
+    std::fprintf(stderr,
+                 "sieve: %zu files (%zu unchanged, %zu skipped): %zu documents added, %zu unchanged, %zu removed; "
+                 "%zu chunks added, %zu removed in %.1fs (%.1f documents/s, %.1f chunks/s)\n",
+                 report.files_seen, report.files_unchanged, report.files_skipped, report.documents_added,
+                 report.documents_unchanged, report.documents_removed, report.chunks_added, report.chunks_removed,
+                 report.seconds, report.seconds > 0 ? static_cast<double>(report.documents_added) / report.seconds : 0,
+                 report.seconds > 0 ? static_cast<double>(report.chunks_added) / report.seconds : 0);
+  }
+  for (const auto& line : report.skipped) std::fprintf(stderr, "sieve: skipped %s\n", line.c_str());
+  for (const auto& line : report.errors) std::fprintf(stderr, "sieve: error: %s\n", line.c_str());
+  return report.errors.empty() ? 0 : 1;
+}
+
+int run_remove(const IndexArgs& args) {
+  SearchIndex index = SearchIndex::open(args.index);
+  const std::size_t removed = index.remove(args.paths);
+  if (args.json) {
+    write_stdout("{\"documents_removed\": " + std::to_string(removed) + "}\n");
+  } else if (!args.quiet) {
+    std::fprintf(stderr, "sieve: removed %zu documents\n", removed);
+  }
+  return 0;
+}
+
+std::string human_bytes(std::uint64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f MB", static_cast<double>(bytes) / 1e6);
+  return text;
+}
+
+int run_stats(const IndexArgs& args) {
+  const IndexStats stats = SearchIndex::open(args.index).stats();
+  if (args.json) {
+    write_stdout(index_stats_json(stats) + "\n");
+    return 0;
+  }
+  std::string out;
+  out += "index:      " + stats.folder.string() + "\n";
+  out += "model:      " + stats.model.name + " (" + stats.model.path + "), dimension " +
+         std::to_string(stats.model.dimension) + ", ONNX sha256 " + stats.model.onnx_sha256.substr(0, 16) + "\n";
+  out += "chunking:   " + std::to_string(stats.chunking.chunk_tokens) + " tokens, overlap " +
+         std::to_string(stats.chunking.overlap_tokens) + "\n";
+  out += "sources:    " + std::to_string(stats.sources) + "\n";
+  out += "documents:  " + std::to_string(stats.documents) + "\n";
+  out += "chunks:     " + std::to_string(stats.chunks) + "\n";
+  out += "database:   " + human_bytes(stats.database_bytes) + "\n";
+  out += stats.ann_elements
+             ? "graph:      " + human_bytes(stats.ann_bytes) + ", " + std::to_string(stats.ann_elements) + " chunks\n"
+             : "graph:      none (exact search below " + std::to_string(stats.exact_threshold) + " chunks)\n";
+  write_stdout(out);
+  return 0;
+}
+
+int run_check(const IndexArgs& args) {
+  const CheckReport report = SearchIndex::open(args.index).check();
+  if (args.json) {
+    write_stdout(check_report_json(report) + "\n");
+  } else {
+    for (const auto& problem : report.problems) std::printf("problem: %s\n", problem.c_str());
+    for (const auto& note : report.notes) std::printf("note: %s\n", note.c_str());
+    std::printf("%s\n", report.ok() ? "ok" : "the index is damaged");
+  }
+  return report.ok() ? 0 : 1;
+}
+
+}  // namespace
+
+Action add_index_command(CLI::App& app) {
+  auto args = std::make_shared<IndexArgs>();
+  auto* index = app.add_subcommand("index", "Build and maintain a local search index (see sieve search)");
+  index->require_subcommand(1);
+
+  auto* add = index->add_subcommand(
+      "add",
+      "Index files and folders (.txt, .md, .html, .jsonl): chunk, embed and store; changed files are replaced, "
+      "unchanged ones skipped");
+  add->add_option("--index,-i", args->index, "Index folder (created with --model if new)")->required();
+  add->add_option("--model,-m", args->model.model, "Embedding model folder (default: the index's)");
+  add_runtime_options(*add, args->model);
+  add->add_option("paths", args->paths, "Files and folders to index")->required();
+  add->add_option("--chunk-tokens", args->chunk_tokens, "Tokens per chunk, for a new index (default 256)")
+      ->check(CLI::PositiveNumber);
+  add->add_option("--overlap", args->overlap_tokens,
+                  "Tokens shared by consecutive chunks, for a new index (default 32)")
+      ->check(CLI::NonNegativeNumber);
+  add->add_option("--exact-threshold", args->exact_threshold,
+                  "Below this many chunks search is exact and no graph is built, for a new index (default 20000)")
+      ->check(CLI::NonNegativeNumber);
+  add->add_option("--batch-chunks", args->batch_chunks, "Chunks embedded and committed together (default 256)")
+      ->check(CLI::PositiveNumber);
+  add->add_flag("--quiet,-q", args->quiet, "No progress bar and no summary");
+  add->add_flag("--json", args->json, "Print the summary as JSON on standard output");
+
+  auto* rm = index->add_subcommand("rm", "Remove files (by path) or documents (by id) from the index");
+  rm->add_option("--index,-i", args->index, "Index folder")->required();
+  rm->add_option("names", args->paths, "Files or document ids")->required();
+  rm->add_flag("--quiet,-q", args->quiet, "No summary");
+  rm->add_flag("--json", args->json, "Print the summary as JSON");
+
+  auto* stats = index->add_subcommand("stats", "Show an index's model, size and counts");
+  stats->add_option("--index,-i", args->index, "Index folder")->required();
+  stats->add_flag("--json", args->json, "JSON output");
+
+  auto* check = index->add_subcommand("check", "Check an index's consistency; exit status 1 when it is damaged");
+  check->add_option("--index,-i", args->index, "Index folder")->required();
+  check->add_flag("--json", args->json, "JSON output");
+
+  return [args, add, rm, stats, check] {
+    if (add->parsed()) return run_add(*args);
+    if (rm->parsed()) return run_remove(*args);
+    if (stats->parsed()) return run_stats(*args);
+    if (check->parsed()) return run_check(*args);
+    return 1;
+  };
+}
+
+}  // namespace sieve::cli

@@ -1,0 +1,172 @@
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "cli/io.hpp"
+#include "sieve/error.hpp"
+#include "sieve/search.hpp"
+
+namespace sieve::cli {
+namespace {
+
+struct SearchArgs {
+  std::string index;
+  std::string query;
+  std::string queries;
+  ModelOptions model;
+  std::size_t k = 10;
+  std::string mode = "hybrid";
+  std::string rerank;
+  std::size_t rerank_candidates = 50;
+  std::vector<std::string> filters;
+  std::size_t ef = 64;
+  bool exact = false;
+  bool json = false;
+};
+
+// Moves `i` back to the start of a UTF-8 character.
+std::size_t char_start(std::string_view text, std::size_t i) {
+  while (i > 0 && i < text.size() && (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) --i;
+  return i;
+}
+
+// About `width` bytes of the chunk around its first match, matches marked.
+std::string snippet(const SearchHit& hit, std::size_t width, bool terminal) {
+  const std::string_view text = hit.text;
+  std::size_t begin = 0;
+  if (!hit.matches.empty() && hit.matches.front().first > width / 3) {
+    begin = char_start(text, hit.matches.front().first - width / 3);
+  }
+  const std::size_t end = begin + width >= text.size() ? text.size() : char_start(text, begin + width);
+  const char* open = terminal ? "\x1b[1m" : "[";
+  const char* close = terminal ? "\x1b[0m" : "]";
+  std::string out = begin > 0 ? "..." : "";
+  std::size_t at = begin;
+  for (const auto& [match_begin, match_end] : hit.matches) {
+    if (match_begin < at || match_end > end) continue;
+    out.append(text.substr(at, match_begin - at)).append(open);
+    out.append(text.substr(match_begin, match_end - match_begin)).append(close);
+    at = match_end;
+  }
+  out.append(text.substr(at, end - at));
+  if (end < text.size()) out += "...";
+  for (char& c : out) {
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  }
+  return out;
+}
+
+int run_search(const SearchArgs& args) {
+  const SearchIndex index = SearchIndex::open(args.index);
+  SearchOptions options;
+  options.k = args.k;
+  options.mode = parse_search_mode(args.mode);
+  options.rerank_candidates = args.rerank_candidates;
+  options.exact = args.exact;
+  options.ef_search = args.ef;
+  for (const auto& filter : args.filters) {
+    const auto equals = filter.find('=');
+    if (equals == std::string::npos || equals == 0) {
+      throw Error(ErrorCode::kInvalidArgument, "--filter takes key=value, not '" + filter + "'");
+    }
+    options.filters.emplace_back(filter.substr(0, equals), filter.substr(equals + 1));
+  }
+  std::optional<Embedder> embedder;
+  if (options.mode != SearchMode::kBm25) {
+    EmbedderOptions embedder_options;
+    embedder_options.runtime = to_runtime_options(args.model);
+    embedder.emplace(
+        Embedder::load(args.model.model.empty() ? index.model().path : args.model.model, embedder_options));
+    index.check_model(*embedder);
+  }
+  std::optional<Reranker> reranker;
+  if (!args.rerank.empty()) {
+    RerankerOptions reranker_options;
+    reranker_options.runtime = to_runtime_options(args.model);
+    reranker.emplace(Reranker::load(args.rerank, reranker_options));
+  }
+  const Embedder* embedder_used = embedder ? &*embedder : nullptr;
+  const Reranker* reranker_used = reranker ? &*reranker : nullptr;
+  if (!args.queries.empty()) {
+    // Many queries for one model load: one JSON line per query.
+    std::ifstream file;
+    if (args.queries != "-") {
+      file.open(args.queries);
+      if (!file) throw Error(ErrorCode::kNotFound, "cannot read " + args.queries);
+    }
+    std::istream& in = args.queries == "-" ? std::cin : file;
+    std::size_t line_number = 0;
+    for (std::string line; std::getline(in, line);) {
+      ++line_number;
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (line.empty()) continue;
+      try {
+        write_stdout(search_result_json(index.search(line, options, embedder_used, reranker_used), line, options.mode) +
+                     "\n");
+      } catch (const Error& e) {
+        throw Error(e.code(), args.queries + " line " + std::to_string(line_number) + ": " + e.what());
+      }
+    }
+    return 0;
+  }
+  if (args.query.empty()) throw Error(ErrorCode::kInvalidArgument, "give a query, or --queries FILE");
+  const SearchResult result = index.search(args.query, options, embedder_used, reranker_used);
+  if (args.json) {
+    write_stdout(search_result_json(result, args.query, options.mode) + "\n");
+    return 0;
+  }
+  const bool terminal = isatty(STDOUT_FILENO) == 1;
+  std::string out;
+  for (std::size_t i = 0; i < result.hits.size(); ++i) {
+    const auto& hit = result.hits[i];
+    char head[64];
+    std::snprintf(head, sizeof head, "%2zu. %.4f  ", i + 1, hit.score);
+    out += head + hit.document_id;
+    if (hit.source != hit.document_id) out += "  " + hit.source;
+    out += "  chunk " + std::to_string(hit.chunk_index) + " [" + std::to_string(hit.chunk_begin) + ", " +
+           std::to_string(hit.chunk_end) + ")\n";
+    if (!hit.title.empty()) out += "    " + hit.title + "\n";
+    out += "    " + snippet(hit, 320, terminal) + "\n";
+    if (!hit.metadata.empty()) {
+      out += "    ";
+      for (std::size_t m = 0; m < hit.metadata.size(); ++m) {
+        out += (m ? ", " : "") + hit.metadata[m].first + "=" + hit.metadata[m].second;
+      }
+      out += "\n";
+    }
+  }
+  if (result.hits.empty()) out = "no results\n";
+  write_stdout(out);
+  return 0;
+}
+
+}  // namespace
+
+Action add_search_command(CLI::App& app) {
+  auto args = std::make_shared<SearchArgs>();
+  auto* cmd = app.add_subcommand("search", "Search an index built by sieve index add");
+  cmd->add_option("--index,-i", args->index, "Index folder")->required();
+  auto* query = cmd->add_option("query", args->query, "The query");
+  cmd->add_option("--queries", args->queries, "Search each line of this file ('-': standard input); JSON lines out")
+      ->excludes(query);
+  cmd->add_option("--k,-k", args->k, "Results to return (default 10)")->check(CLI::Range(1, 1000));
+  cmd->add_option("--mode", args->mode, "vector, bm25 or hybrid (reciprocal rank fusion; default)")
+      ->check(CLI::IsMember({"vector", "bm25", "hybrid"}));
+  cmd->add_option("--rerank", args->rerank, "Cross-encoder model folder: rerank the best candidates");
+  cmd->add_option("--rerank-candidates", args->rerank_candidates, "Candidates the cross-encoder scores (default 50)")
+      ->check(CLI::Range(1, 1000));
+  cmd->add_option("--filter", args->filters, "Metadata key=value (or source=PATH); repeat for more, all must hold");
+  cmd->add_option("--model,-m", args->model.model,
+                  "The embedding model's folder, when it moved since indexing (it must be the same model)");
+  add_runtime_options(*cmd, args->model);
+  cmd->add_option("--ef", args->ef, "Graph search breadth: higher is slower and finds more (default 64)")
+      ->check(CLI::Range(1, 100000));
+  cmd->add_flag("--exact", args->exact, "Compare with every stored vector instead of the graph");
+  cmd->add_flag("--json", args->json, "JSON output");
+  return [args] { return run_search(*args); };
+}
+
+}  // namespace sieve::cli

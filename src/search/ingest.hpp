@@ -1,0 +1,25 @@
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "search/storage.hpp"
+#include "sieve/embedder.hpp"
+#include "sieve/search.hpp"
+
+namespace sieve::search {
+
+// Reads, chunks, embeds and stores files. Each group of documents is one
+// transaction, and a file's record (its content hash) is written only after
+// all its documents, so a run stopped at any point is finished by the next.
+IngestReport ingest(IndexStorage& storage, const std::vector<std::filesystem::path>& paths, const Embedder& embedder,
+                    const IngestOptions& options);
+
+// Removes sources (files, by path) or documents (by id); returns documents removed.
+std::size_t remove_documents(IndexStorage& storage, const std::vector<std::string>& sources_or_ids);
+
+// How a path is recorded as a source: absolute and normalized.
+std::string source_key(const std::filesystem::path& path);
+
+}  // namespace sieve::search

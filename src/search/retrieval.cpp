@@ -1,0 +1,137 @@
+#include "search/retrieval.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <unordered_map>
+
+#include "search/text_match.hpp"
+#include "sieve/error.hpp"
+
+namespace sieve::search {
+namespace {
+
+constexpr std::size_t kMaxResults = 1000;
+
+std::vector<float> query_vector(const Embedder& embedder, std::string_view query) {
+  const std::array<std::string_view, 1> texts{query};
+  const Embeddings embedded = embedder.embed(texts);
+  std::vector<float> vector(embedded.row(0).begin(), embedded.row(0).end());
+  double norm = 0;
+  for (const float v : vector) norm += static_cast<double>(v) * v;
+  if (norm > 0) {
+    const auto scale = static_cast<float>(1.0 / std::sqrt(norm));
+    for (float& v : vector) v *= scale;
+  }
+  return vector;
+}
+
+// Cormack, Clarke and Buettcher (2009): each list adds 1 / (k + rank).
+std::vector<ScoredChunk> fuse(const std::vector<ScoredChunk>& a, const std::vector<ScoredChunk>& b, double k) {
+  std::unordered_map<std::int64_t, double> scores;
+  for (const auto* list : {&a, &b}) {
+    for (std::size_t rank = 0; rank < list->size(); ++rank) {
+      scores[(*list)[rank].id] += 1.0 / (k + static_cast<double>(rank + 1));
+    }
+  }
+  std::vector<ScoredChunk> fused;
+  fused.reserve(scores.size());
+  for (const auto& [id, score] : scores) fused.push_back({id, score});
+  std::sort(fused.begin(), fused.end(),
+            [](const auto& x, const auto& y) { return x.score != y.score ? x.score > y.score : x.id < y.id; });
+  return fused;
+}
+
+}  // namespace
+
+SearchResult retrieve(const IndexStorage& storage, std::string_view query, const SearchOptions& options,
+                      const Embedder* embedder, const Reranker* reranker) {
+  const auto started = std::chrono::steady_clock::now();
+  if (options.k == 0 || options.k > kMaxResults) {
+    throw Error(ErrorCode::kInvalidArgument, "k must be between 1 and " + std::to_string(kMaxResults));
+  }
+  if (query.empty()) throw Error(ErrorCode::kInvalidInput, "the query is empty");
+  const bool wants_vectors = options.mode != SearchMode::kBm25;
+  if (wants_vectors && embedder == nullptr) {
+    throw Error(ErrorCode::kInvalidArgument,
+                std::string(to_string(options.mode)) + " search needs the embedding model");
+  }
+  std::size_t depth = options.k;
+  if (reranker) depth = std::clamp(options.rerank_candidates, options.k, kMaxResults);
+  // Fusion needs room below the cut: a chunk ranked 40th in both lists can beat one ranked 5th in one.
+  const std::size_t list_depth = options.mode == SearchMode::kHybrid ? std::max<std::size_t>(depth, 50) : depth;
+
+  std::vector<float> vector;
+  if (wants_vectors) vector = query_vector(*embedder, query);
+
+  SearchResult result;
+  auto snapshot = storage.snapshot();
+  const AllowedChunks allowed = snapshot->filter(options.filters);
+  std::vector<ScoredChunk> by_vector;
+  std::vector<ScoredChunk> by_keyword;
+  if (wants_vectors) {
+    by_vector = snapshot->nearest(vector, list_depth, allowed, options.exact, options.ef_search, &result.used_ann);
+  }
+  if (options.mode != SearchMode::kVector) by_keyword = snapshot->keyword(query, list_depth, allowed);
+
+  std::vector<ScoredChunk> ranked;
+  switch (options.mode) {
+    case SearchMode::kVector: ranked = by_vector; break;
+    case SearchMode::kBm25: ranked = by_keyword; break;
+    case SearchMode::kHybrid: ranked = fuse(by_vector, by_keyword, options.rrf_k); break;
+  }
+  if (ranked.size() > depth) ranked.resize(depth);
+
+  std::vector<std::int64_t> ids;
+  ids.reserve(ranked.size());
+  for (const auto& hit : ranked) ids.push_back(hit.id);
+  auto stored = snapshot->chunks(ids);
+  std::unordered_map<std::int64_t, double> vector_scores;
+  std::unordered_map<std::int64_t, double> keyword_scores;
+  for (const auto& hit : by_vector) vector_scores.emplace(hit.id, hit.score);
+  for (const auto& hit : by_keyword) keyword_scores.emplace(hit.id, hit.score);
+  std::unordered_map<std::int64_t, double> rank_scores;
+  for (const auto& hit : ranked) rank_scores.emplace(hit.id, hit.score);
+
+  std::vector<SearchHit> hits;
+  hits.reserve(stored.size());
+  for (auto& chunk : stored) {
+    SearchHit hit;
+    hit.score = rank_scores[chunk.id];
+    if (const auto it = vector_scores.find(chunk.id); it != vector_scores.end()) hit.vector_score = it->second;
+    if (const auto it = keyword_scores.find(chunk.id); it != keyword_scores.end()) hit.bm25_score = it->second;
+    hit.document_id = std::move(chunk.document_key);
+    hit.source = std::move(chunk.source);
+    hit.title = std::move(chunk.title);
+    hit.chunk_id = chunk.id;
+    hit.chunk_index = chunk.ordinal;
+    hit.chunk_begin = chunk.begin;
+    hit.chunk_end = chunk.end;
+    hit.matches = match_spans(chunk.text, query);
+    hit.text = std::move(chunk.text);
+    hit.metadata = std::move(chunk.metadata);
+    hits.push_back(std::move(hit));
+  }
+  if (reranker && !hits.empty()) {
+    std::vector<std::string_view> texts;
+    texts.reserve(hits.size());
+    for (const auto& hit : hits) texts.push_back(hit.text);
+    const auto scores = reranker->score(query, texts);
+    for (std::size_t i = 0; i < hits.size(); ++i) {
+      hits[i].rerank_score = scores[i];
+      hits[i].score = scores[i];
+    }
+    const auto order = rank_by_score(scores);
+    std::vector<SearchHit> reordered;
+    reordered.reserve(order.size());
+    for (const auto i : order) reordered.push_back(std::move(hits[i]));
+    hits = std::move(reordered);
+  }
+  if (hits.size() > options.k) hits.resize(options.k);
+  result.hits = std::move(hits);
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return result;
+}
+
+}  // namespace sieve::search

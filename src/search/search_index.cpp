@@ -1,0 +1,153 @@
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "search/ingest.hpp"
+#include "search/retrieval.hpp"
+#include "search/storage.hpp"
+#include "sieve/error.hpp"
+#include "sieve/search.hpp"
+
+namespace sieve {
+namespace {
+
+namespace fs = std::filesystem;
+
+// One writer per index folder across processes: a second `sieve index add`
+// is refused at once instead of waiting on SQLite's lock for a long add.
+class WriteLock {
+ public:
+  explicit WriteLock(const fs::path& folder) {
+    const fs::path file = folder / "write.lock";
+    fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw Error(ErrorCode::kRuntime, "cannot open " + file.string() + ": " + std::strerror(errno));
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      ::close(fd_);
+      throw Error(ErrorCode::kOverloaded, "another process is writing to the index in " + folder.string());
+    }
+  }
+  WriteLock(const WriteLock&) = delete;
+  WriteLock& operator=(const WriteLock&) = delete;
+  ~WriteLock() { ::close(fd_); }
+
+ private:
+  int fd_ = -1;
+};
+
+IndexModel describe(const Embedder& embedder) {
+  const auto& info = embedder.info();
+  IndexModel model;
+  model.path = fs::absolute(info.folder).lexically_normal().string();
+  while (!model.path.empty() && model.path.back() == '/') model.path.pop_back();
+  model.name = fs::path(model.path).filename().string();
+  model.onnx_sha256 = search::file_sha256(info.onnx_file);
+  model.dimension = info.dimension;
+  model.pooling = info.pooled_by_model ? "model" : to_string(info.pooling);
+  model.normalize = info.normalize;
+  return model;
+}
+
+}  // namespace
+
+const char* to_string(SearchMode mode) noexcept {
+  switch (mode) {
+    case SearchMode::kVector: return "vector";
+    case SearchMode::kBm25: return "bm25";
+    case SearchMode::kHybrid: return "hybrid";
+  }
+  return "?";
+}
+
+SearchMode parse_search_mode(std::string_view name) {
+  if (name == "vector") return SearchMode::kVector;
+  if (name == "bm25") return SearchMode::kBm25;
+  if (name == "hybrid") return SearchMode::kHybrid;
+  throw Error(ErrorCode::kInvalidArgument, "unknown search mode '" + std::string(name) + "' (vector, bm25, hybrid)");
+}
+
+std::string model_fingerprint(const Embedder& embedder) {
+  return search::file_sha256(embedder.info().onnx_file);
+}
+
+struct SearchIndex::Impl {
+  fs::path folder;
+  std::unique_ptr<search::IndexStorage> storage;
+};
+
+SearchIndex::SearchIndex(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+SearchIndex::SearchIndex(SearchIndex&&) noexcept = default;
+SearchIndex& SearchIndex::operator=(SearchIndex&&) noexcept = default;
+SearchIndex::~SearchIndex() = default;
+
+SearchIndex SearchIndex::create(const fs::path& folder, const Embedder& model, const IndexCreateOptions& options) {
+  if (options.chunking.chunk_tokens == 0) {
+    throw Error(ErrorCode::kInvalidArgument, "chunk size must be at least one token");
+  }
+  if (options.chunking.overlap_tokens >= options.chunking.chunk_tokens) {
+    throw Error(ErrorCode::kInvalidArgument, "chunk overlap must be smaller than the chunk size");
+  }
+  auto impl = std::make_unique<Impl>();
+  impl->folder = folder;
+  search::StorageConfig config{describe(model), options};
+  {
+    std::error_code error;
+    fs::create_directories(folder, error);
+    if (error) throw Error(ErrorCode::kRuntime, "cannot create " + folder.string() + ": " + error.message());
+  }
+  impl->storage = search::open_sqlite_storage(folder, config);
+  SearchIndex index(std::move(impl));
+  index.check_model(model);
+  return index;
+}
+
+SearchIndex SearchIndex::open(const fs::path& folder) {
+  auto impl = std::make_unique<Impl>();
+  impl->folder = folder;
+  impl->storage = search::open_sqlite_storage(folder, std::nullopt);
+  return SearchIndex(std::move(impl));
+}
+
+const IndexModel& SearchIndex::model() const noexcept {
+  return impl_->storage->config().model;
+}
+
+void SearchIndex::check_model(const Embedder& embedder) const {
+  const auto& recorded = model();
+  const auto& info = embedder.info();
+  if (info.dimension != recorded.dimension || model_fingerprint(embedder) != recorded.onnx_sha256) {
+    throw Error(ErrorCode::kInvalidArgument, "the index in " + impl_->folder.string() + " was built with " +
+                                                 recorded.name + " (" + recorded.path + ", dimension " +
+                                                 std::to_string(recorded.dimension) + ", ONNX sha256 " +
+                                                 recorded.onnx_sha256.substr(0, 12) + "); " + info.folder.string() +
+                                                 " is another model (dimension " + std::to_string(info.dimension) +
+                                                 ", ONNX sha256 " + model_fingerprint(embedder).substr(0, 12) + ")");
+  }
+}
+
+IngestReport SearchIndex::add(const std::vector<fs::path>& paths, const Embedder& embedder,
+                              const IngestOptions& options) {
+  check_model(embedder);
+  const WriteLock lock(impl_->folder);
+  return search::ingest(*impl_->storage, paths, embedder, options);
+}
+
+std::size_t SearchIndex::remove(const std::vector<std::string>& sources_or_ids) {
+  const WriteLock lock(impl_->folder);
+  return search::remove_documents(*impl_->storage, sources_or_ids);
+}
+
+IndexStats SearchIndex::stats() const {
+  return impl_->storage->stats();
+}
+CheckReport SearchIndex::check() const {
+  return impl_->storage->check();
+}
+
+SearchResult SearchIndex::search(std::string_view query, const SearchOptions& options, const Embedder* embedder,
+                                 const Reranker* reranker) const {
+  return search::retrieve(*impl_->storage, query, options, embedder, reranker);
+}
+
+}  // namespace sieve

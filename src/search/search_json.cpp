@@ -1,0 +1,86 @@
+#include <nlohmann/json.hpp>
+
+#include "sieve/search.hpp"
+
+namespace sieve {
+namespace {
+
+nlohmann::json optional_number(const std::optional<double>& value) {
+  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+std::string dump(const nlohmann::json& json) {
+  // Chunk text is whatever the documents held: never fail on it.
+  return json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace
+
+std::string search_result_json(const SearchResult& result, std::string_view query, SearchMode mode) {
+  nlohmann::json hits = nlohmann::json::array();
+  for (const auto& hit : result.hits) {
+    nlohmann::json metadata = nlohmann::json::object();
+    for (const auto& [key, value] : hit.metadata) metadata[key] = value;
+    nlohmann::json matches = nlohmann::json::array();
+    for (const auto& [begin, end] : hit.matches) matches.push_back({begin, end});
+    hits.push_back({{"score", hit.score},
+                    {"vector_score", optional_number(hit.vector_score)},
+                    {"bm25_score", optional_number(hit.bm25_score)},
+                    {"rerank_score", optional_number(hit.rerank_score)},
+                    {"document_id", hit.document_id},
+                    {"source", hit.source},
+                    {"title", hit.title},
+                    {"chunk_id", hit.chunk_id},
+                    {"chunk_index", hit.chunk_index},
+                    {"chunk_begin", hit.chunk_begin},
+                    {"chunk_end", hit.chunk_end},
+                    {"text", hit.text},
+                    {"matches", matches},
+                    {"metadata", metadata}});
+  }
+  return dump({{"query", std::string(query)},
+               {"mode", to_string(mode)},
+               {"used_ann", result.used_ann},
+               {"seconds", result.seconds},
+               {"hits", hits}});
+}
+
+std::string index_stats_json(const IndexStats& stats) {
+  return dump({{"folder", stats.folder.string()},
+               {"model",
+                {{"name", stats.model.name},
+                 {"path", stats.model.path},
+                 {"onnx_sha256", stats.model.onnx_sha256},
+                 {"dimension", stats.model.dimension},
+                 {"pooling", stats.model.pooling},
+                 {"normalize", stats.model.normalize}}},
+               {"chunk_tokens", stats.chunking.chunk_tokens},
+               {"overlap_tokens", stats.chunking.overlap_tokens},
+               {"sources", stats.sources},
+               {"documents", stats.documents},
+               {"chunks", stats.chunks},
+               {"database_bytes", stats.database_bytes},
+               {"ann_bytes", stats.ann_bytes},
+               {"ann_elements", stats.ann_elements},
+               {"exact_threshold", stats.exact_threshold}});
+}
+
+std::string ingest_report_json(const IngestReport& report) {
+  return dump({{"files_seen", report.files_seen},
+               {"files_unchanged", report.files_unchanged},
+               {"files_skipped", report.files_skipped},
+               {"documents_added", report.documents_added},
+               {"documents_unchanged", report.documents_unchanged},
+               {"documents_removed", report.documents_removed},
+               {"chunks_added", report.chunks_added},
+               {"chunks_removed", report.chunks_removed},
+               {"seconds", report.seconds},
+               {"skipped", report.skipped},
+               {"errors", report.errors}});
+}
+
+std::string check_report_json(const CheckReport& report) {
+  return dump({{"ok", report.ok()}, {"problems", report.problems}, {"notes", report.notes}});
+}
+
+}  // namespace sieve

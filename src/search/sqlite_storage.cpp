@@ -1,0 +1,865 @@
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <fstream>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <thread>
+#include <unordered_set>
+
+#include "search/ann_graph.hpp"
+#include "search/sqlite.hpp"
+#include "search/storage.hpp"
+#include "search/text_match.hpp"
+#include "sieve/error.hpp"
+
+namespace sieve::search {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kDatabaseFile = "index.sqlite";
+constexpr const char* kSchemaVersion = "1";
+
+// Deleting a chunk logs its id, so that the graph, which only marks
+// deletions, can catch up; and FTS5's external-content table follows the
+// chunks through triggers.
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sources(path TEXT PRIMARY KEY, content_hash TEXT NOT NULL, bytes INTEGER NOT NULL,
+  indexed_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS documents(id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, source TEXT NOT NULL,
+  title TEXT NOT NULL, content_hash TEXT NOT NULL, metadata TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS documents_by_source ON documents(source);
+CREATE TABLE IF NOT EXISTS chunks(id INTEGER PRIMARY KEY AUTOINCREMENT, document_id INTEGER NOT NULL,
+  ordinal INTEGER NOT NULL, start_byte INTEGER NOT NULL, end_byte INTEGER NOT NULL, text TEXT NOT NULL,
+  vector BLOB NOT NULL, UNIQUE(document_id, ordinal));
+CREATE TABLE IF NOT EXISTS document_metadata(document_id INTEGER NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,
+  PRIMARY KEY(document_id, key)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS metadata_lookup ON document_metadata(key, value);
+CREATE TABLE IF NOT EXISTS removed_chunks(seq INTEGER PRIMARY KEY AUTOINCREMENT, chunk_id INTEGER NOT NULL);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(text, content='chunks', content_rowid='id',
+  tokenize='unicode61 remove_diacritics 2');
+CREATE TRIGGER IF NOT EXISTS chunks_added AFTER INSERT ON chunks BEGIN
+  INSERT INTO chunks_fts(rowid, text) VALUES (new.id, new.text);
+END;
+CREATE TRIGGER IF NOT EXISTS chunks_removed AFTER DELETE ON chunks BEGIN
+  INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.id, old.text);
+  INSERT INTO removed_chunks(chunk_id) VALUES (old.id);
+END;
+)sql";
+
+std::string sha256_file(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw Error(ErrorCode::kNotFound, "cannot read " + file.string());
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> context(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
+  EVP_DigestInit_ex(context.get(), EVP_sha256(), nullptr);
+  std::vector<char> buffer(1 << 20);
+  while (in) {
+    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    EVP_DigestUpdate(context.get(), buffer.data(), static_cast<std::size_t>(in.gcount()));
+  }
+  std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
+  unsigned int length = 0;
+  EVP_DigestFinal_ex(context.get(), digest.data(), &length);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string hex;
+  for (unsigned int i = 0; i < length; ++i) {
+    hex += kHex[digest[i] >> 4];
+    hex += kHex[digest[i] & 15];
+  }
+  return hex;
+}
+
+void sync_directory(const fs::path& folder) {
+  const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0) {
+    ::fsync(fd);
+    ::close(fd);
+  }
+}
+
+std::string now_utc() {
+  std::array<char, 32> text{};
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  std::strftime(text.data(), text.size(), "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text.data();
+}
+
+double dot(std::span<const float> a, const float* b) {
+  float sum = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) sum += a[i] * b[i];
+  return sum;
+}
+
+// The n best of `scored`, best first, ties by id for a stable order.
+void keep_best(std::vector<ScoredChunk>& scored, std::size_t n) {
+  const auto better = [](const ScoredChunk& a, const ScoredChunk& b) {
+    return a.score != b.score ? a.score > b.score : a.id < b.id;
+  };
+  if (scored.size() > n) {
+    std::partial_sort(scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(n), scored.end(), better);
+    scored.resize(n);
+  } else {
+    std::sort(scored.begin(), scored.end(), better);
+  }
+}
+
+Metadata parse_metadata(std::string_view json_text) {
+  Metadata metadata;
+  const auto json = nlohmann::json::parse(json_text, nullptr, false);
+  if (!json.is_object()) return metadata;
+  for (const auto& [key, value] : json.items()) {
+    metadata.emplace_back(key, value.is_string() ? value.get<std::string>() : value.dump());
+  }
+  return metadata;
+}
+
+// Where the graph stands, as the database records it.
+struct GraphRecord {
+  std::string file;  // empty: no graph (exact search)
+  std::string sha256;
+  std::int64_t covers_chunk = 0;    // every chunk id up to this was added...
+  std::int64_t covers_removed = 0;  // ...and every removal logged up to this applied
+};
+
+// The vectors of chunks in memory, for exact search; valid for one state of the data.
+struct VectorCache {
+  std::int64_t max_chunk = -1;
+  std::int64_t removed = -1;
+  std::vector<std::int64_t> ids;
+  std::vector<float> data;
+};
+
+struct LoadedGraph {
+  std::string file;
+  std::unique_ptr<AnnGraph> graph;
+};
+
+class SqliteStorage;
+
+class SqliteWriter final : public StorageWriter {
+ public:
+  SqliteWriter(Database& db, std::unique_lock<std::mutex> lock)
+      : lock_(std::move(lock)), db_(&db), transaction_(db, Transaction::Kind::kWrite) {}
+
+  std::optional<std::pair<std::string, std::string>> document(std::string_view key) override {
+    auto statement = db_->prepare("SELECT content_hash, source FROM documents WHERE key = ?");
+    statement.bind(1, key);
+    if (!statement.step()) return std::nullopt;
+    return std::make_pair(statement.text(0), statement.text(1));
+  }
+
+  std::size_t remove_document(std::string_view key) override {
+    auto find = db_->prepare("SELECT id FROM documents WHERE key = ?");
+    find.bind(1, key);
+    if (!find.step()) return 0;
+    const std::int64_t id = find.integer(0);
+    auto remove_chunks = db_->prepare("DELETE FROM chunks WHERE document_id = ?");
+    remove_chunks.bind(1, id).run();
+    const auto removed = static_cast<std::size_t>(db_->changes());
+    db_->prepare("DELETE FROM document_metadata WHERE document_id = ?").bind(1, id).run();
+    db_->prepare("DELETE FROM documents WHERE id = ?").bind(1, id).run();
+    return removed;
+  }
+
+  void add_document(const NewDocument& document) override {
+    nlohmann::json metadata = nlohmann::json::object();
+    for (const auto& [key, value] : document.metadata) metadata[key] = value;
+    auto insert =
+        db_->prepare("INSERT INTO documents(key, source, title, content_hash, metadata) VALUES (?, ?, ?, ?, ?)");
+    insert.bind(1, document.key).bind(2, document.source).bind(3, document.title).bind(4, document.content_hash);
+    insert.bind(5, metadata.dump()).run();
+    const std::int64_t id = db_->last_insert_rowid();
+    auto insert_metadata = db_->prepare("INSERT OR REPLACE INTO document_metadata VALUES (?, ?, ?)");
+    for (const auto& [key, value] : document.metadata) insert_metadata.bind(1, id).bind(2, key).bind(3, value).run();
+    auto insert_chunk = db_->prepare(
+        "INSERT INTO chunks(document_id, ordinal, start_byte, end_byte, text, vector) VALUES (?, ?, ?, ?, ?, ?)");
+    for (std::size_t i = 0; i < document.chunks.size(); ++i) {
+      const auto& chunk = document.chunks[i];
+      insert_chunk.bind(1, id).bind(2, static_cast<std::int64_t>(i)).bind(3, static_cast<std::int64_t>(chunk.begin));
+      insert_chunk.bind(4, static_cast<std::int64_t>(chunk.end)).bind(5, chunk.text).bind_blob(6, chunk.vector).run();
+    }
+  }
+
+  std::vector<std::string> documents_of_source(std::string_view source) override {
+    auto statement = db_->prepare("SELECT key FROM documents WHERE source = ? ORDER BY key");
+    statement.bind(1, source);
+    std::vector<std::string> keys;
+    while (statement.step()) keys.push_back(statement.text(0));
+    return keys;
+  }
+
+  void set_source(std::string_view source, std::string_view content_hash, std::uint64_t bytes) override {
+    auto statement = db_->prepare("INSERT OR REPLACE INTO sources VALUES (?, ?, ?, ?)");
+    statement.bind(1, source).bind(2, content_hash).bind(3, static_cast<std::int64_t>(bytes)).bind(4, now_utc()).run();
+  }
+
+  void remove_source(std::string_view source) override {
+    db_->prepare("DELETE FROM sources WHERE path = ?").bind(1, source).run();
+  }
+
+  void commit() override { transaction_.commit(); }
+
+ private:
+  std::unique_lock<std::mutex> lock_;
+  Database* db_;
+  Transaction transaction_;
+};
+
+class SqliteStorage final : public IndexStorage {
+ public:
+  SqliteStorage(fs::path folder, const std::optional<StorageConfig>& create) : folder_(std::move(folder)) {
+    const fs::path file = folder_ / kDatabaseFile;
+    const bool exists = fs::exists(file);
+    if (!exists && !create) {
+      throw Error(ErrorCode::kNotFound,
+                  "no search index in " + folder_.string() + " (create one with sieve index add)");
+    }
+    if (!exists) {
+      // Made under another name and renamed: a process killed while creating
+      // leaves no half-made index behind.
+      fs::create_directories(folder_);
+      const fs::path temporary = folder_ / (std::string(kDatabaseFile) + ".creating");
+      for (const char* suffix : {"", "-wal", "-shm", "-journal"}) fs::remove(temporary.string() + suffix);
+      {
+        Database fresh(temporary, Database::Mode::kReadWrite);
+        fresh.exec("PRAGMA journal_mode=WAL");
+        Transaction transaction(fresh, Transaction::Kind::kWrite);
+        fresh.exec(kSchema);
+        write_config(fresh, *create);
+        transaction.commit();
+      }
+      fs::rename(temporary, file);
+      sync_directory(folder_);
+    }
+    writer_db_ = std::make_unique<Database>(file, Database::Mode::kReadWrite);
+    auto& db = *writer_db_;
+    // WAL: readers keep their snapshot while a writer commits. NORMAL
+    // synchronisation loses nothing when a process is killed, only the last
+    // commits on power loss, which the next add redoes.
+    db.exec("PRAGMA journal_mode=WAL");
+    db.exec("PRAGMA synchronous=NORMAL");
+    {
+      const auto version = meta("schema_version");
+      if (!version) throw Error(ErrorCode::kParse, file.string() + " is not a Sieve index (no schema_version)");
+      if (*version != kSchemaVersion) {
+        throw Error(ErrorCode::kUnsupported,
+                    file.string() + " has index schema " + *version + "; this Sieve reads " + kSchemaVersion);
+      }
+    }
+    config_ = read_config_from(db);
+  }
+
+  std::optional<std::string> meta(std::string_view key) const override {
+    auto lease = reader();
+    return meta_of(*lease.db, key);
+  }
+
+  std::optional<std::string> source_hash(std::string_view source) const override {
+    auto lease = reader();
+    auto statement = lease.db->prepare("SELECT content_hash FROM sources WHERE path = ?");
+    statement.bind(1, source);
+    if (!statement.step()) return std::nullopt;
+    return statement.text(0);
+  }
+
+  std::optional<std::pair<std::string, std::string>> document(std::string_view key) const override {
+    auto lease = reader();
+    auto statement = lease.db->prepare("SELECT content_hash, source FROM documents WHERE key = ?");
+    statement.bind(1, key);
+    if (!statement.step()) return std::nullopt;
+    return std::make_pair(statement.text(0), statement.text(1));
+  }
+
+  std::unique_ptr<StorageWriter> begin_write() override {
+    std::unique_lock lock(writer_mutex_);
+    return std::make_unique<SqliteWriter>(*writer_db_, std::move(lock));
+  }
+
+  std::unique_ptr<StorageSnapshot> snapshot() const override;
+
+  std::size_t refresh_graph() override;
+  IndexStats stats() const override;
+  CheckReport check() const override;
+
+  const StorageConfig& config() const override { return config_; }
+
+  // A read connection of the pool, returned on destruction.
+  struct Lease {
+    const SqliteStorage* owner;
+    std::unique_ptr<Database> db;
+    Lease(const SqliteStorage* o, std::unique_ptr<Database> d) : owner(o), db(std::move(d)) {}
+    Lease(Lease&&) noexcept = default;
+    Lease& operator=(Lease&&) = delete;
+    Lease(const Lease&) = delete;
+    Lease& operator=(const Lease&) = delete;
+    ~Lease() {
+      if (db) owner->give_back(std::move(db));
+    }
+  };
+  Lease reader() const {
+    {
+      const std::scoped_lock lock(pool_mutex_);
+      if (!pool_.empty()) {
+        auto db = std::move(pool_.back());
+        pool_.pop_back();
+        return {this, std::move(db)};
+      }
+    }
+    return {this, std::make_unique<Database>(folder_ / kDatabaseFile, Database::Mode::kReadOnly)};
+  }
+  void give_back(std::unique_ptr<Database> db) const {
+    const std::scoped_lock lock(pool_mutex_);
+    if (pool_.size() < 8) pool_.push_back(std::move(db));
+  }
+
+  static std::optional<std::string> meta_of(Database& db, std::string_view key) {
+    auto statement = db.prepare("SELECT value FROM meta WHERE key = ?");
+    statement.bind(1, key);
+    if (!statement.step()) return std::nullopt;
+    return statement.text(0);
+  }
+
+  static GraphRecord graph_record(Database& db) {
+    GraphRecord record;
+    record.file = meta_of(db, "graph_file").value_or("");
+    record.sha256 = meta_of(db, "graph_sha256").value_or("");
+    record.covers_chunk = std::stoll(meta_of(db, "graph_covers_chunk").value_or("0"));
+    record.covers_removed = std::stoll(meta_of(db, "graph_covers_removed").value_or("0"));
+    return record;
+  }
+
+  static std::int64_t sequence(Database& db, std::string_view table) {
+    auto statement = db.prepare("SELECT seq FROM sqlite_sequence WHERE name = ?");
+    statement.bind(1, table);
+    return statement.step() ? statement.integer(0) : 0;
+  }
+
+  static std::int64_t count(Database& db, std::string_view sql) {
+    auto statement = db.prepare(sql);
+    return statement.step() ? statement.integer(0) : 0;
+  }
+
+  // The graph a snapshot names, loaded once and shared; nullptr when its
+  // file is gone (a writer replaced it since) or damaged.
+  std::shared_ptr<const LoadedGraph> graph_for(const GraphRecord& record, std::string* problem = nullptr) const {
+    if (record.file.empty()) return nullptr;
+    {
+      const std::scoped_lock lock(graph_mutex_);
+      if (graph_ && graph_->file == record.file) return graph_;
+    }
+    const fs::path file = folder_ / record.file;
+    std::error_code error;
+    if (!fs::exists(file, error)) {
+      if (problem) *problem = "the graph file " + record.file + " the database names is missing";
+      return nullptr;
+    }
+    if (sha256_file(file) != record.sha256) {
+      if (problem) *problem = "the graph file " + record.file + " does not match its recorded SHA-256";
+      return nullptr;
+    }
+    auto loaded = std::make_shared<LoadedGraph>();
+    loaded->file = record.file;
+    try {
+      loaded->graph = std::make_unique<AnnGraph>(file, config_.model.dimension);
+    } catch (const Error& e) {
+      if (problem) *problem = e.what();
+      return nullptr;
+    }
+    const std::scoped_lock lock(graph_mutex_);
+    graph_ = loaded;
+    return loaded;
+  }
+
+  std::shared_ptr<const VectorCache> all_vectors(Database& db, std::int64_t max_chunk, std::int64_t removed) const {
+    {
+      const std::scoped_lock lock(cache_mutex_);
+      if (cache_ && cache_->max_chunk == max_chunk && cache_->removed == removed) return cache_;
+    }
+    auto cache = std::make_shared<VectorCache>();
+    cache->max_chunk = max_chunk;
+    cache->removed = removed;
+    auto statement = db.prepare("SELECT id, vector FROM chunks ORDER BY id");
+    const std::size_t dimension = config_.model.dimension;
+    while (statement.step()) {
+      const auto vector = statement.floats(1);
+      if (vector.size() != dimension) continue;  // check() reports it
+      cache->ids.push_back(statement.integer(0));
+      cache->data.insert(cache->data.end(), vector.begin(), vector.end());
+    }
+    const std::scoped_lock lock(cache_mutex_);
+    cache_ = cache;
+    return cache;
+  }
+
+  fs::path folder_;
+  StorageConfig config_;
+  std::unique_ptr<Database> writer_db_;
+  std::mutex writer_mutex_;
+  mutable std::mutex pool_mutex_;
+  mutable std::vector<std::unique_ptr<Database>> pool_;
+  mutable std::mutex graph_mutex_;
+  mutable std::shared_ptr<const LoadedGraph> graph_;
+  mutable std::mutex cache_mutex_;
+  mutable std::shared_ptr<const VectorCache> cache_;
+
+ private:
+  static void write_config(Database& db, const StorageConfig& config) {
+    auto set = db.prepare("INSERT OR REPLACE INTO meta VALUES (?, ?)");
+    const auto put = [&](std::string_view key, const std::string& value) { set.bind(1, key).bind(2, value).run(); };
+    put("schema_version", kSchemaVersion);
+    put("model_name", config.model.name);
+    put("model_path", config.model.path);
+    put("model_sha256", config.model.onnx_sha256);
+    put("dimension", std::to_string(config.model.dimension));
+    put("pooling", config.model.pooling);
+    put("normalize", config.model.normalize ? "true" : "false");
+    put("chunk_tokens", std::to_string(config.options.chunking.chunk_tokens));
+    put("overlap_tokens", std::to_string(config.options.chunking.overlap_tokens));
+    put("exact_threshold", std::to_string(config.options.exact_threshold));
+    put("hnsw_m", std::to_string(config.options.hnsw_m));
+    put("hnsw_ef_construction", std::to_string(config.options.hnsw_ef_construction));
+    put("created_at", now_utc());
+  }
+
+  static StorageConfig read_config_from(Database& db) {
+    StorageConfig config;
+    const auto get = [&](std::string_view key) {
+      auto value = meta_of(db, key);
+      if (!value) throw Error(ErrorCode::kParse, db.file().string() + ": the index records no " + std::string(key));
+      return *value;
+    };
+    const auto number = [&](std::string_view key) { return static_cast<std::size_t>(std::stoull(get(key))); };
+    config.model.name = get("model_name");
+    config.model.path = get("model_path");
+    config.model.onnx_sha256 = get("model_sha256");
+    config.model.dimension = number("dimension");
+    config.model.pooling = get("pooling");
+    config.model.normalize = get("normalize") == "true";
+    config.options.chunking.chunk_tokens = number("chunk_tokens");
+    config.options.chunking.overlap_tokens = number("overlap_tokens");
+    config.options.exact_threshold = number("exact_threshold");
+    config.options.hnsw_m = number("hnsw_m");
+    config.options.hnsw_ef_construction = number("hnsw_ef_construction");
+    if (config.model.dimension == 0) throw Error(ErrorCode::kParse, db.file().string() + ": dimension 0");
+    return config;
+  }
+};
+
+class SqliteSnapshot final : public StorageSnapshot {
+ public:
+  explicit SqliteSnapshot(const SqliteStorage& storage)
+      : storage_(&storage), lease_(storage.reader()), transaction_(*lease_.db, Transaction::Kind::kRead) {
+    auto& db = *lease_.db;
+    graph_ = SqliteStorage::graph_record(db);
+    max_chunk_ = SqliteStorage::sequence(db, "chunks");
+    removed_ = SqliteStorage::sequence(db, "removed_chunks");
+    chunk_count_ = static_cast<std::size_t>(SqliteStorage::count(db, "SELECT count(*) FROM chunks"));
+  }
+
+  AllowedChunks filter(const std::vector<std::pair<std::string, std::string>>& filters) override {
+    if (filters.empty()) return std::nullopt;
+    std::vector<std::int64_t> allowed;
+    bool first = true;
+    for (const auto& [key, value] : filters) {
+      auto statement =
+          key == "source"
+              ? lease_.db->prepare(
+                    "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.source = ?2 "
+                    "AND ?1 = 'source' ORDER BY c.id")
+              : lease_.db->prepare(
+                    "SELECT c.id FROM chunks c JOIN document_metadata m ON m.document_id = c.document_id "
+                    "WHERE m.key = ?1 AND m.value = ?2 ORDER BY c.id");
+      statement.bind(1, key).bind(2, value);
+      std::vector<std::int64_t> ids;
+      while (statement.step()) ids.push_back(statement.integer(0));
+      if (first) {
+        allowed = std::move(ids);
+        first = false;
+      } else {
+        std::vector<std::int64_t> both;
+        std::set_intersection(allowed.begin(), allowed.end(), ids.begin(), ids.end(), std::back_inserter(both));
+        allowed = std::move(both);
+      }
+    }
+    return allowed;
+  }
+
+  std::vector<ScoredChunk> nearest(std::span<const float> query, std::size_t n, const AllowedChunks& allowed,
+                                   bool exact, std::size_t ef, bool* used_ann) override {
+    if (used_ann) *used_ann = false;
+    const std::size_t threshold = storage_->config().options.exact_threshold;
+    std::shared_ptr<const LoadedGraph> graph;
+    if (!exact && chunk_count_ >= threshold) graph = storage_->graph_for(graph_);
+    if (allowed && allowed->size() <= threshold) graph = nullptr;
+    if (!graph) {
+      if (allowed) return exact_over(query, n, *allowed);
+      const auto cache = storage_->all_vectors(*lease_.db, max_chunk_, removed_);
+      return exact_cache(query, n, *cache);
+    }
+    if (used_ann) *used_ann = true;
+    // Removed since the graph was saved: still live in the graph.
+    std::unordered_set<std::int64_t> removed;
+    {
+      auto statement = lease_.db->prepare("SELECT chunk_id FROM removed_chunks WHERE seq > ?");
+      statement.bind(1, graph_.covers_removed);
+      while (statement.step()) removed.insert(statement.integer(0));
+    }
+    const auto keep = [&](std::int64_t id) {
+      if (removed.contains(id)) return false;
+      return !allowed || std::binary_search(allowed->begin(), allowed->end(), id);
+    };
+    std::vector<ScoredChunk> found;
+    for (std::size_t want = n + removed.size(); found.size() < n;) {
+      if (allowed) want *= 8;
+      found.clear();
+      for (const auto& hit : graph->graph->search(query, want, std::max(ef, want))) {
+        if (hit.id <= graph_.covers_chunk && keep(hit.id)) found.push_back(hit);
+      }
+      if (found.size() >= n || want >= graph->graph->elements()) break;
+      if (!allowed) want *= 2;
+    }
+    // Chunks added since the graph was saved: searched exactly.
+    auto statement = lease_.db->prepare("SELECT id, vector FROM chunks WHERE id > ?");
+    statement.bind(1, graph_.covers_chunk);
+    while (statement.step()) {
+      const std::int64_t id = statement.integer(0);
+      const auto vector = statement.floats(1);
+      if (vector.size() == query.size() && keep(id)) found.push_back({id, dot(query, vector.data())});
+    }
+    keep_best(found, n);
+    return found;
+  }
+
+  std::vector<ScoredChunk> keyword(std::string_view query, std::size_t n, const AllowedChunks& allowed) override {
+    std::vector<ScoredChunk> found;
+    const std::string match = fts_query(query);
+    if (match.empty() || n == 0) return found;
+    auto statement = lease_.db->prepare(
+        "SELECT rowid, bm25(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?");
+    for (std::size_t limit = allowed ? n * 8 : n;; limit *= 4) {
+      found.clear();
+      statement.bind(1, match).bind(2, static_cast<std::int64_t>(limit));
+      std::size_t rows = 0;
+      while (statement.step()) {
+        ++rows;
+        const std::int64_t id = statement.integer(0);
+        if (allowed && !std::binary_search(allowed->begin(), allowed->end(), id)) continue;
+        // FTS5's bm25() is lower-is-better.
+        if (found.size() < n) found.push_back({id, -statement.real(1)});
+      }
+      statement.reset();
+      if (found.size() >= n || rows < limit) break;
+    }
+    return found;
+  }
+
+  std::vector<StoredChunk> chunks(std::span<const std::int64_t> ids) override {
+    std::vector<StoredChunk> result;
+    auto statement = lease_.db->prepare(
+        "SELECT c.id, d.key, d.source, d.title, c.ordinal, c.start_byte, c.end_byte, c.text, d.metadata "
+        "FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id = ?");
+    for (const std::int64_t id : ids) {
+      statement.bind(1, id);
+      if (statement.step()) {
+        StoredChunk chunk;
+        chunk.id = statement.integer(0);
+        chunk.document_key = statement.text(1);
+        chunk.source = statement.text(2);
+        chunk.title = statement.text(3);
+        chunk.ordinal = static_cast<std::size_t>(statement.integer(4));
+        chunk.begin = static_cast<std::size_t>(statement.integer(5));
+        chunk.end = static_cast<std::size_t>(statement.integer(6));
+        chunk.text = statement.text(7);
+        chunk.metadata = parse_metadata(statement.text_view(8));
+        result.push_back(std::move(chunk));
+      }
+      statement.reset();
+    }
+    return result;
+  }
+
+ private:
+  std::vector<ScoredChunk> exact_over(std::span<const float> query, std::size_t n,
+                                      const std::vector<std::int64_t>& ids) {
+    std::vector<ScoredChunk> found;
+    auto statement = lease_.db->prepare("SELECT vector FROM chunks WHERE id = ?");
+    for (const std::int64_t id : ids) {
+      statement.bind(1, id);
+      if (statement.step()) {
+        const auto vector = statement.floats(0);
+        if (vector.size() == query.size()) found.push_back({id, dot(query, vector.data())});
+      }
+      statement.reset();
+    }
+    keep_best(found, n);
+    return found;
+  }
+
+  static std::vector<ScoredChunk> exact_cache(std::span<const float> query, std::size_t n, const VectorCache& cache) {
+    std::vector<ScoredChunk> found(cache.ids.size());
+    const std::size_t dimension = query.size();
+    for (std::size_t i = 0; i < cache.ids.size(); ++i) {
+      found[i] = {cache.ids[i], dot(query, cache.data.data() + i * dimension)};
+    }
+    keep_best(found, n);
+    return found;
+  }
+
+  const SqliteStorage* storage_;
+  SqliteStorage::Lease lease_;
+  Transaction transaction_;
+  GraphRecord graph_;
+  std::int64_t max_chunk_ = 0;
+  std::int64_t removed_ = 0;
+  std::size_t chunk_count_ = 0;
+};
+
+std::unique_ptr<StorageSnapshot> SqliteStorage::snapshot() const {
+  return std::make_unique<SqliteSnapshot>(*this);
+}
+
+std::size_t SqliteStorage::refresh_graph() {
+  auto& db = *writer_db_;
+  const std::scoped_lock lock(writer_mutex_);
+  GraphRecord record;
+  std::int64_t max_chunk = 0;
+  std::int64_t removed = 0;
+  std::size_t chunk_count = 0;
+  {
+    Transaction read(db, Transaction::Kind::kRead);
+    record = graph_record(db);
+    max_chunk = sequence(db, "chunks");
+    removed = sequence(db, "removed_chunks");
+    chunk_count = static_cast<std::size_t>(count(db, "SELECT count(*) FROM chunks"));
+  }
+  const auto& options = config_.options;
+  const auto remove_stale_files = [&](const std::string& keep) {
+    std::error_code error;
+    for (const auto& entry : fs::directory_iterator(folder_, error)) {
+      const std::string name = entry.path().filename().string();
+      if (name.starts_with("graph-") && name != keep) fs::remove(entry.path(), error);
+    }
+  };
+  if (chunk_count < options.exact_threshold) {
+    if (!record.file.empty()) {
+      Transaction write(db, Transaction::Kind::kWrite);
+      db.exec("DELETE FROM meta WHERE key LIKE 'graph_%'");
+      db.exec("DELETE FROM removed_chunks");
+      write.commit();
+    }
+    remove_stale_files("");
+    return 0;
+  }
+  if (record.covers_chunk == max_chunk && record.covers_removed == removed && !record.file.empty()) {
+    if (graph_for(record)) return chunk_count;
+  }
+  std::shared_ptr<const LoadedGraph> current = graph_for(record);
+  std::unique_ptr<AnnGraph> graph;
+  std::int64_t from_chunk = 0;
+  std::vector<std::int64_t> removals;
+  if (current) {
+    Transaction read(db, Transaction::Kind::kRead);
+    auto statement = db.prepare("SELECT chunk_id FROM removed_chunks WHERE seq > ? AND seq <= ?");
+    statement.bind(1, record.covers_removed).bind(2, removed);
+    while (statement.step()) removals.push_back(statement.integer(0));
+  }
+  const std::size_t dimension = config_.model.dimension;
+  // Deletions only mark nodes: rebuild once a quarter of the graph is dead.
+  const bool rebuild = !current || (current->graph->deleted() + removals.size()) * 4 > current->graph->elements();
+  if (rebuild) {
+    graph = std::make_unique<AnnGraph>(dimension, chunk_count, options.hnsw_m, options.hnsw_ef_construction);
+  } else {
+    // The shared graph may be searched right now: work on a private copy read from its file.
+    graph = std::make_unique<AnnGraph>(folder_ / record.file, dimension);
+    for (const std::int64_t id : removals) graph->remove(id);
+    from_chunk = record.covers_chunk;
+  }
+  const std::size_t threads = std::max(1U, std::thread::hardware_concurrency());
+  {
+    Transaction read(db, Transaction::Kind::kRead);
+    auto statement = db.prepare("SELECT id, vector FROM chunks WHERE id > ? AND id <= ? ORDER BY id");
+    statement.bind(1, from_chunk).bind(2, max_chunk);
+    std::vector<std::int64_t> ids;
+    std::vector<float> data;
+    const auto flush = [&] {
+      graph->add(ids, data, threads);
+      ids.clear();
+      data.clear();
+    };
+    while (statement.step()) {
+      const auto vector = statement.floats(1);
+      if (vector.size() != dimension) continue;
+      ids.push_back(statement.integer(0));
+      data.insert(data.end(), vector.begin(), vector.end());
+      if (ids.size() == 8192) flush();
+    }
+    flush();
+  }
+  const std::string name = "graph-" + std::to_string(max_chunk) + "-" + std::to_string(removed) + ".hnsw";
+  const fs::path temporary = folder_ / (name + ".tmp");
+  graph->save(temporary);
+  fs::rename(temporary, folder_ / name);
+  sync_directory(folder_);
+  {
+    Transaction write(db, Transaction::Kind::kWrite);
+    auto set = db.prepare("INSERT OR REPLACE INTO meta VALUES (?, ?)");
+    set.bind(1, std::string_view("graph_file")).bind(2, name).run();
+    set.bind(1, std::string_view("graph_sha256")).bind(2, sha256_file(folder_ / name)).run();
+    set.bind(1, std::string_view("graph_covers_chunk")).bind(2, std::to_string(max_chunk)).run();
+    set.bind(1, std::string_view("graph_covers_removed")).bind(2, std::to_string(removed)).run();
+    db.prepare("DELETE FROM removed_chunks WHERE seq <= ?").bind(1, removed).run();
+    write.commit();
+  }
+  {
+    auto loaded = std::make_shared<LoadedGraph>();
+    loaded->file = name;
+    loaded->graph = std::move(graph);
+    const std::scoped_lock graph_lock(graph_mutex_);
+    graph_ = loaded;
+  }
+  remove_stale_files(name);
+  return chunk_count;
+}
+
+IndexStats SqliteStorage::stats() const {
+  IndexStats stats;
+  stats.folder = folder_;
+  stats.model = config_.model;
+  stats.chunking = config_.options.chunking;
+  stats.exact_threshold = config_.options.exact_threshold;
+  auto lease = reader();
+  auto& db = *lease.db;
+  Transaction read(db, Transaction::Kind::kRead);
+  stats.sources = static_cast<std::size_t>(count(db, "SELECT count(*) FROM sources"));
+  stats.documents = static_cast<std::size_t>(count(db, "SELECT count(*) FROM documents"));
+  stats.chunks = static_cast<std::size_t>(count(db, "SELECT count(*) FROM chunks"));
+  std::error_code error;
+  for (const char* suffix : {"", "-wal"}) {
+    const auto size = fs::file_size(folder_ / (std::string(kDatabaseFile) + suffix), error);
+    if (!error) stats.database_bytes += size;
+  }
+  const GraphRecord record = graph_record(db);
+  if (!record.file.empty()) {
+    const auto size = fs::file_size(folder_ / record.file, error);
+    if (!error) stats.ann_bytes = size;
+    stats.ann_elements = static_cast<std::size_t>(
+        count(db, ("SELECT count(*) FROM chunks WHERE id <= " + std::to_string(record.covers_chunk)).c_str()));
+  }
+  return stats;
+}
+
+CheckReport SqliteStorage::check() const {
+  CheckReport report;
+  auto lease = reader();
+  auto& db = *lease.db;
+  {
+    auto statement = db.prepare("PRAGMA integrity_check");
+    while (statement.step()) {
+      const std::string line = statement.text(0);
+      if (line != "ok") report.problems.push_back("SQLite integrity: " + line);
+    }
+  }
+  Transaction read(db, Transaction::Kind::kRead);
+  const auto each = [&](std::string_view sql, const std::function<void(Statement&)>& row) {
+    auto statement = db.prepare(sql);
+    while (statement.step()) row(statement);
+  };
+  const std::size_t dimension = config_.model.dimension;
+  each("SELECT id, length(vector) FROM chunks WHERE length(vector) != " + std::to_string(dimension * sizeof(float)),
+       [&](Statement& row) {
+         report.problems.push_back("chunk " + std::to_string(row.integer(0)) + " has a vector of " +
+                                   std::to_string(row.integer(1)) + " bytes, not " +
+                                   std::to_string(dimension * sizeof(float)));
+       });
+  each("SELECT c.id FROM chunks c LEFT JOIN documents d ON d.id = c.document_id WHERE d.id IS NULL",
+       [&](Statement& row) {
+         report.problems.push_back("chunk " + std::to_string(row.integer(0)) + " belongs to no document");
+       });
+  each(
+      "SELECT d.key, count(*), min(c.ordinal), max(c.ordinal) FROM chunks c JOIN documents d ON d.id = "
+      "c.document_id GROUP BY c.document_id HAVING min(c.ordinal) != 0 OR max(c.ordinal) != count(*) - 1",
+      [&](Statement& row) {
+        report.problems.push_back("document " + row.text(0) + ": its " + std::to_string(row.integer(1)) +
+                                  " chunks are not numbered 0 to " + std::to_string(row.integer(1) - 1));
+      });
+  each(
+      "SELECT d.key, c.start_byte, count(*) FROM chunks c JOIN documents d ON d.id = c.document_id "
+      "GROUP BY c.document_id, c.start_byte, c.end_byte HAVING count(*) > 1",
+      [&](Statement& row) {
+        report.problems.push_back("document " + row.text(0) + " holds the chunk at byte " +
+                                  std::to_string(row.integer(1)) + " " + std::to_string(row.integer(2)) + " times");
+      });
+  const auto fts_rows = count(db, "SELECT count(*) FROM chunks_fts");
+  const auto chunk_rows = count(db, "SELECT count(*) FROM chunks");
+  if (fts_rows != chunk_rows) {
+    report.problems.push_back("the BM25 index holds " + std::to_string(fts_rows) + " rows for " +
+                              std::to_string(chunk_rows) + " chunks");
+  }
+  const auto unfinished = count(db,
+                                "SELECT count(DISTINCT source) FROM documents WHERE source NOT IN "
+                                "(SELECT path FROM sources)");
+  if (unfinished > 0) {
+    report.notes.push_back(std::to_string(unfinished) +
+                           " source(s) were being read when indexing stopped; their finished documents are "
+                           "searchable and the next sieve index add completes them");
+  }
+  const GraphRecord record = graph_record(db);
+  if (record.file.empty()) {
+    report.notes.push_back("no nearest-neighbour graph: " + std::to_string(chunk_rows) + " chunks, searched exactly");
+  } else {
+    std::string problem;
+    const auto graph = graph_for(record, &problem);
+    if (!graph) {
+      report.problems.push_back(problem);
+    } else {
+      std::size_t missing = 0;
+      auto statement = db.prepare("SELECT id FROM chunks WHERE id <= ?");
+      statement.bind(1, record.covers_chunk);
+      while (statement.step()) {
+        if (!graph->graph->contains(statement.integer(0))) ++missing;
+      }
+      if (missing > 0) {
+        report.problems.push_back(std::to_string(missing) + " chunks the graph should cover are not in it");
+      }
+      const auto tail = count(db, ("SELECT count(*) FROM chunks WHERE id > " + std::to_string(record.covers_chunk)));
+      if (tail > 0) {
+        report.notes.push_back(std::to_string(tail) +
+                               " chunks were added after the graph was saved; they are searched exactly until the "
+                               "next sieve index add");
+      }
+    }
+  }
+  // FTS5 checks its own structure against the chunks table.
+  try {
+    Database writer(folder_ / kDatabaseFile, Database::Mode::kReadWrite);
+    Transaction transaction(writer, Transaction::Kind::kWrite);
+    writer.exec("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 1)");
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::kParse) {
+      report.problems.push_back(std::string("BM25 index: ") + e.what());
+    } else {
+      report.notes.push_back(std::string("BM25 index not checked: ") + e.what());
+    }
+  }
+  return report;
+}
+
+}  // namespace
+
+std::unique_ptr<IndexStorage> open_sqlite_storage(const std::filesystem::path& folder,
+                                                  const std::optional<StorageConfig>& create) {
+  return std::make_unique<SqliteStorage>(folder, create);
+}
+
+std::string file_sha256(const std::filesystem::path& file) {
+  return sha256_file(file);
+}
+
+}  // namespace sieve::search

@@ -1,0 +1,119 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "sieve/search.hpp"
+
+namespace sieve::search {
+
+// The contract between the index logic (ingest, retrieval) and where the
+// data lives. SqliteStorage is the embedded default; a server-based engine
+// implements the same three interfaces.
+
+using Metadata = std::vector<std::pair<std::string, std::string>>;
+
+struct NewChunk {
+  std::size_t begin = 0;  // byte offsets in the document's text
+  std::size_t end = 0;
+  std::string text;
+  std::vector<float> vector;
+};
+
+struct NewDocument {
+  std::string key;
+  std::string source;
+  std::string title;
+  std::string content_hash;
+  Metadata metadata;
+  std::vector<NewChunk> chunks;
+};
+
+struct StoredChunk {
+  std::int64_t id = 0;
+  std::string document_key;
+  std::string source;
+  std::string title;
+  std::size_t ordinal = 0;
+  std::size_t begin = 0;
+  std::size_t end = 0;
+  std::string text;
+  Metadata metadata;
+};
+
+struct ScoredChunk {
+  std::int64_t id = 0;
+  double score = 0;  // higher is better
+};
+
+// Chunk ids allowed by a metadata filter, sorted; nullopt: no filter.
+using AllowedChunks = std::optional<std::vector<std::int64_t>>;
+
+// One write transaction; rolled back unless committed.
+class StorageWriter {
+ public:
+  virtual ~StorageWriter() = default;
+  // The content hash and source of a stored document.
+  virtual std::optional<std::pair<std::string, std::string>> document(std::string_view key) = 0;
+  // Returns the number of chunks removed (0 when there was no such document).
+  virtual std::size_t remove_document(std::string_view key) = 0;
+  virtual void add_document(const NewDocument& document) = 0;
+  [[nodiscard]] virtual std::vector<std::string> documents_of_source(std::string_view source) = 0;
+  virtual void set_source(std::string_view source, std::string_view content_hash, std::uint64_t bytes) = 0;
+  virtual void remove_source(std::string_view source) = 0;
+  virtual void commit() = 0;
+};
+
+// A consistent view of the index at one moment.
+class StorageSnapshot {
+ public:
+  virtual ~StorageSnapshot() = default;
+  virtual AllowedChunks filter(const std::vector<std::pair<std::string, std::string>>& filters) = 0;
+  // Nearest chunks by inner product of normalized vectors.
+  virtual std::vector<ScoredChunk> nearest(std::span<const float> query, std::size_t n, const AllowedChunks& allowed,
+                                           bool exact, std::size_t ef, bool* used_ann) = 0;
+  // Best chunks by BM25 for the words of `query`.
+  virtual std::vector<ScoredChunk> keyword(std::string_view query, std::size_t n, const AllowedChunks& allowed) = 0;
+  // The chunks with these ids, in that order; ids no longer stored are left out.
+  virtual std::vector<StoredChunk> chunks(std::span<const std::int64_t> ids) = 0;
+};
+
+struct StorageConfig {
+  IndexModel model;
+  IndexCreateOptions options;
+};
+
+class IndexStorage {
+ public:
+  virtual ~IndexStorage() = default;
+  // The model and options the index was created with.
+  [[nodiscard]] virtual const StorageConfig& config() const = 0;
+  [[nodiscard]] virtual std::optional<std::string> meta(std::string_view key) const = 0;
+  [[nodiscard]] virtual std::optional<std::string> source_hash(std::string_view source) const = 0;
+  // The content hash and source of a stored document.
+  [[nodiscard]] virtual std::optional<std::pair<std::string, std::string>> document(std::string_view key) const = 0;
+  virtual std::unique_ptr<StorageWriter> begin_write() = 0;
+  [[nodiscard]] virtual std::unique_ptr<StorageSnapshot> snapshot() const = 0;
+  // Brings the nearest-neighbour graph up to date with the stored vectors
+  // (writers call it after their changes). Returns the chunks it now covers.
+  virtual std::size_t refresh_graph() = 0;
+  [[nodiscard]] virtual IndexStats stats() const = 0;
+  [[nodiscard]] virtual CheckReport check() const = 0;
+};
+
+// Opens the SQLite storage in `folder`; with `create`, makes it (recording
+// `create`'s model and options) when the folder holds none.
+std::unique_ptr<IndexStorage> open_sqlite_storage(const std::filesystem::path& folder,
+                                                  const std::optional<StorageConfig>& create);
+
+// The SHA-256 of a file, in hex (models' fingerprints, graph files).
+std::string file_sha256(const std::filesystem::path& file);
+
+}  // namespace sieve::search

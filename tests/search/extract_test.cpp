@@ -1,0 +1,406 @@
+#include "search/extract.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sieve/error.hpp"
+
+namespace sieve::search {
+namespace {
+
+using Metadata = std::vector<std::pair<std::string, std::string>>;
+
+ExtractedDocument extract_one(std::string_view content, SourceFormat format, const std::string& key = "doc") {
+  auto documents = extract_documents(content, format, key);
+  EXPECT_EQ(documents.size(), 1U);
+  return documents.empty() ? ExtractedDocument{} : std::move(documents.front());
+}
+
+// The error extract_documents throws, checked for its code; the message for further checks.
+std::string error_message(std::string_view content, SourceFormat format, ErrorCode code,
+                          const std::string& key = "in.jsonl") {
+  try {
+    extract_documents(content, format, key);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), code) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << "no error for: " << content;
+  return {};
+}
+
+TEST(Extract, FormatForPath) {
+  EXPECT_EQ(format_for_path("a/notes.txt"), SourceFormat::kText);
+  EXPECT_EQ(format_for_path("notes.TEXT"), SourceFormat::kText);
+  EXPECT_EQ(format_for_path("README.md"), SourceFormat::kMarkdown);
+  EXPECT_EQ(format_for_path("doc.Markdown"), SourceFormat::kMarkdown);
+  EXPECT_EQ(format_for_path("page.html"), SourceFormat::kHtml);
+  EXPECT_EQ(format_for_path("PAGE.HTM"), SourceFormat::kHtml);
+  EXPECT_EQ(format_for_path("page.xhtml"), SourceFormat::kHtml);
+  EXPECT_EQ(format_for_path("data.jsonl"), SourceFormat::kJsonl);
+  EXPECT_EQ(format_for_path("data.NDJSON"), SourceFormat::kJsonl);
+  EXPECT_EQ(format_for_path("data.json"), std::nullopt);
+  EXPECT_EQ(format_for_path("archive.md.gz"), std::nullopt);
+  EXPECT_EQ(format_for_path("Makefile"), std::nullopt);
+  EXPECT_EQ(format_for_path(".md"), std::nullopt);  // a dot file named "md", not an extension
+  EXPECT_EQ(format_for_path("dir.md/file"), std::nullopt);
+}
+
+TEST(Extract, PlainTextIsKeptAsIs) {
+  const auto doc = extract_one("  line one\r\nline  two\n\n", SourceFormat::kText, "notes.txt");
+  EXPECT_EQ(doc.key, "notes.txt");
+  EXPECT_EQ(doc.title, "");
+  EXPECT_EQ(doc.text, "  line one\r\nline  two\n\n");
+  EXPECT_TRUE(doc.metadata.empty());
+}
+
+TEST(Extract, ByteOrderMarkIsDropped) {
+  EXPECT_EQ(extract_one("\xEF\xBB\xBFhello", SourceFormat::kText).text, "hello");
+  EXPECT_EQ(extract_one("\xEF\xBB\xBF# Title\n\nbody", SourceFormat::kMarkdown).title, "Title");
+  EXPECT_EQ(extract_one("\xEF\xBB\xBF<p>page</p>", SourceFormat::kHtml).text, "page");
+  const auto docs = extract_documents("\xEF\xBB\xBF{\"id\":\"a\",\"text\":\"t\"}\n", SourceFormat::kJsonl, "x");
+  ASSERT_EQ(docs.size(), 1U);
+  EXPECT_EQ(docs[0].key, "a");
+}
+
+TEST(Extract, EmptyInputs) {
+  for (const auto format : {SourceFormat::kText, SourceFormat::kMarkdown, SourceFormat::kHtml}) {
+    const auto doc = extract_one("", format, "empty");
+    EXPECT_EQ(doc.key, "empty");
+    EXPECT_EQ(doc.text, "");
+    EXPECT_EQ(doc.title, "");
+  }
+  EXPECT_EQ(extract_one(" \n\t ", SourceFormat::kHtml).text, "");
+  EXPECT_EQ(extract_one("<!-- only a comment -->", SourceFormat::kHtml).text, "");
+  EXPECT_EQ(extract_one("\n\n", SourceFormat::kMarkdown).text, "");
+  EXPECT_TRUE(extract_documents("", SourceFormat::kJsonl, "e.jsonl").empty());
+  EXPECT_TRUE(extract_documents("\n  \r\n\n", SourceFormat::kJsonl, "e.jsonl").empty());
+  std::string title = "stale";
+  EXPECT_EQ(html_to_text("", &title), "");
+  EXPECT_EQ(title, "");
+  title = "stale";
+  EXPECT_EQ(markdown_to_text("", &title), "");
+  EXPECT_EQ(title, "");
+}
+
+// --- HTML -------------------------------------------------------------------
+
+TEST(Extract, HtmlTitleAndBlocks) {
+  const auto doc = extract_one(
+      "<!DOCTYPE html><html><head><title> The \n Page </title><meta charset=\"utf-8\"></head>"
+      "<body><h1>Heading</h1><p>First   paragraph\nwraps.</p><div>A div</div><div>Another</div></body></html>",
+      SourceFormat::kHtml, "page.html");
+  EXPECT_EQ(doc.key, "page.html");
+  EXPECT_EQ(doc.title, "The Page");
+  EXPECT_EQ(doc.text, "Heading\n\nFirst paragraph wraps.\n\nA div\nAnother");
+  EXPECT_TRUE(doc.metadata.empty());
+}
+
+TEST(Extract, HtmlTitleFallsBackToFirstH1) {
+  std::string title;
+  EXPECT_EQ(html_to_text("<body><p>x</p><h1>Main <em>one</em></h1><h1>second</h1></body>", &title),
+            "x\n\nMain one\n\nsecond");
+  EXPECT_EQ(title, "Main one");
+  // An empty <title> does not count.
+  html_to_text("<head><title> </title></head><h1>H</h1>", &title);
+  EXPECT_EQ(title, "H");
+  html_to_text("<p>no heading</p>", &title);
+  EXPECT_EQ(title, "");
+  // SVG has <title> elements of its own.
+  html_to_text("<body><svg><title>icon</title></svg><h1>Real</h1></body>", &title);
+  EXPECT_EQ(title, "Real");
+}
+
+TEST(Extract, HtmlDropsScriptStyleAndOtherUnrenderedContent) {
+  const std::string text = html_to_text(
+      "<html><head><style>p { color: red }</style><script>var a = 1;</script></head><body>"
+      "<p>Visible<script>document.write('<p>hidden</p>')</script> text</p>"
+      "<noscript>Enable JS</noscript><template><p>tmpl</p></template>"
+      "<svg><text>drawn</text></svg><style>.x{}</style><!-- a comment --><p>end</p></body></html>");
+  EXPECT_EQ(text, "Visible text\n\nend");
+}
+
+TEST(Extract, HtmlDecodesEntities) {
+  EXPECT_EQ(html_to_text("<p>Fish &amp; chips &lt;b&gt; &quot;q&quot; &#233;t&#xE9; caf&eacute; &#x1F600;</p>"),
+            "Fish & chips <b> \"q\" été café \xF0\x9F\x98\x80");
+  // A non-breaking space is a character of the text, not whitespace to collapse.
+  EXPECT_EQ(html_to_text("<p>a&nbsp;b</p>"),
+            "a\xC2\xA0"
+            "b");
+}
+
+TEST(Extract, HtmlCollapsesWhitespaceButKeepsPre) {
+  EXPECT_EQ(html_to_text("<p>  a \t\n b  <b>c</b> <i>d</i>e  </p>"), "a b c de");
+  EXPECT_EQ(html_to_text("<p>before</p><pre>\n  indented\n\n    code  x\n</pre><p>after</p>"),
+            "before\n\n  indented\n\n    code  x\n\nafter");
+}
+
+TEST(Extract, HtmlLineBreaksListsAndTables) {
+  EXPECT_EQ(html_to_text("<p>one<br>two<br/><br>three</p>"), "one\ntwo\n\nthree");
+  EXPECT_EQ(html_to_text("<ul><li>a<ul><li>b</li><li>c</li></ul></li><li>d</li></ul><p>after</p>"),
+            "a\nb\nc\nd\n\nafter");
+  EXPECT_EQ(html_to_text("<ol><li><p>loose</p></li><li>tight</li></ol>"), "loose\n\ntight");
+  EXPECT_EQ(html_to_text("<table><tr><th>k</th><th>v</th></tr><tr><td>1</td><td>2</td></tr></table>"), "k v\n1 2");
+  EXPECT_EQ(html_to_text("<p>A <img src=\"x.png\" alt=\"red door\">photo <img src=\"y.png\"></p>"), "A red door photo");
+}
+
+TEST(Extract, HtmlRecoversFromBrokenMarkup) {
+  EXPECT_EQ(html_to_text("<p>unclosed <b>bold<p>next</div></span>"), "unclosed bold\n\nnext");
+  EXPECT_EQ(html_to_text("text without any tags"), "text without any tags");
+  EXPECT_EQ(html_to_text("a < b && c > d"), "a < b && c > d");
+}
+
+TEST(Extract, HtmlHonoursADeclaredCharset) {
+  // "Café naïve “q”" in windows-1252, which a latin1 label means in practice.
+  std::string title;
+  EXPECT_EQ(html_to_text("<html><head><meta charset=\"ISO-8859-1\"><title>Caf\xE9</title></head>"
+                         "<body><p>na\xEFve \x93q\x94</p></body></html>",
+                         &title),
+            "na\xC3\xAFve \xE2\x80\x9Cq\xE2\x80\x9D");
+  EXPECT_EQ(title, "Caf\xC3\xA9");
+  EXPECT_EQ(html_to_text("<meta http-equiv=\"Content-Type\" content=\"text/html; charset=windows-1251\">"
+                         "<p>\xCF\xF0\xE8\xE2\xE5\xF2</p>"),
+            "\xD0\x9F\xD1\x80\xD0\xB8\xD0\xB2\xD0\xB5\xD1\x82");  // "Привет"
+  // UTF-16 with a byte order mark: "<p>hé</p>" little-endian.
+  const std::string utf16("\xFF\xFE<\0p\0>\0h\0\xE9\0<\0/\0p\0>\0", 20);
+  EXPECT_EQ(html_to_text(utf16), "h\xC3\xA9");
+  // A UTF-8 byte order mark outranks the declaration.
+  EXPECT_EQ(html_to_text("\xEF\xBB\xBF<meta charset=latin1><p>\xC3\xA9</p>"), "\xC3\xA9");
+}
+
+TEST(Extract, HtmlRejectsInvalidUtf8) {
+  const std::string message =
+      error_message("<p>ok</p><p>bad \xFF byte</p>", SourceFormat::kHtml, ErrorCode::kInvalidInput, "page.html");
+  EXPECT_EQ(message, "page.html: invalid UTF-8 at byte 16");
+  // A page declaring UTF-8 is held to it rather than reread as Latin-1.
+  error_message("<meta charset=utf-8><p>\xE9t\xE9</p>", SourceFormat::kHtml, ErrorCode::kInvalidInput, "p.html");
+  EXPECT_THROW(html_to_text("\xC3"), Error);
+}
+
+// --- Markdown ---------------------------------------------------------------
+
+TEST(Extract, MarkdownInlineContent) {
+  EXPECT_EQ(markdown_to_text("Some *emphasis*, **strong**, `code` and a [link](http://example.com/x).\n"
+                             "A soft break and ![an image](img.png \"t\") and <https://auto.link>."),
+            "Some emphasis, strong, code and a link. A soft break and an image and https://auto.link.");
+  EXPECT_EQ(markdown_to_text("hard  \nbreak and\\\nbackslash"), "hard\nbreak and\nbackslash");
+  EXPECT_EQ(markdown_to_text("Tom &amp; Jerry &copy; \\*not emphasis\\*"), "Tom & Jerry \xC2\xA9 *not emphasis*");
+}
+
+TEST(Extract, MarkdownBlocks) {
+  const std::string markdown =
+      "# Title\n"
+      "\n"
+      "First paragraph\n"
+      "continues.\n"
+      "\n"
+      "## Section\n"
+      "\n"
+      "> quoted\n"
+      "\n"
+      "```python\n"
+      "def f():\n"
+      "    return 1\n"
+      "```\n"
+      "\n"
+      "    indented code\n"
+      "\n"
+      "---\n"
+      "\n"
+      "Last.\n";
+  std::string title;
+  EXPECT_EQ(markdown_to_text(markdown, &title),
+            "Title\n\nFirst paragraph continues.\n\nSection\n\nquoted\n\ndef f():\n    return 1\n\n"
+            "indented code\n\nLast.");
+  EXPECT_EQ(title, "Title");
+}
+
+TEST(Extract, MarkdownNestedLists) {
+  EXPECT_EQ(markdown_to_text("Intro\n\n- a\n  - b\n    1. deep\n  - c\n- d\n\nOutro\n"),
+            "Intro\n\na\nb\ndeep\nc\nd\n\nOutro");
+  // Items of a loose list are paragraphs of their own.
+  EXPECT_EQ(markdown_to_text("1. one\n\n2. two\n"), "one\n\ntwo");
+}
+
+TEST(Extract, MarkdownHtml) {
+  EXPECT_EQ(markdown_to_text("<div>\n<p>block &amp; <b>html</b></p>\n<script>x()</script>\n</div>\n\ntext"),
+            "block & html\n\ntext");
+  EXPECT_EQ(markdown_to_text("Inline <span class=\"x\">tags</span> and<br>break"), "Inline tags and\nbreak");
+  EXPECT_EQ(markdown_to_text("<!-- note -->\n\nafter"), "after");
+  // The file is UTF-8, whatever a block of HTML in it declares.
+  EXPECT_EQ(markdown_to_text("<meta charset=\"latin1\"><p>caf\xC3\xA9</p>\n"), "caf\xC3\xA9");
+}
+
+TEST(Extract, MarkdownTitles) {
+  std::string title;
+  markdown_to_text("Setext *Title*\n==============\n\n# ATX\n", &title);
+  EXPECT_EQ(title, "Setext Title");
+  markdown_to_text("## Not level one\n\n# Level `one`  #\n", &title);
+  EXPECT_EQ(title, "Level one");
+  markdown_to_text("Sub\n---\n\ntext", &title);
+  EXPECT_EQ(title, "");
+}
+
+TEST(Extract, MarkdownFrontMatter) {
+  const auto doc = extract_one(
+      "---\n"
+      "title: \"Front Title\"\n"
+      "author: 'Ann Lee'\n"
+      "date: 2024-01-02\n"
+      "tags:\n"
+      "  - x\n"
+      "  - y\n"
+      "# a YAML comment\n"
+      "url: http://example.com/a:b\n"
+      "author: Ann\n"
+      "---\n"
+      "# Heading\n"
+      "\n"
+      "Body.\n",
+      SourceFormat::kMarkdown, "post.md");
+  EXPECT_EQ(doc.key, "post.md");
+  EXPECT_EQ(doc.title, "Front Title");
+  EXPECT_EQ(doc.text, "Heading\n\nBody.");
+  EXPECT_EQ(doc.metadata, (Metadata{{"author", "Ann"}, {"date", "2024-01-02"}, {"url", "http://example.com/a:b"}}));
+
+  // Without a title there, the heading is the title; CRLF line endings are fine.
+  const auto crlf = extract_one("---\r\nlang: en\r\n---\r\n# Heading\r\n", SourceFormat::kMarkdown);
+  EXPECT_EQ(crlf.title, "Heading");
+  EXPECT_EQ(crlf.text, "Heading");
+  EXPECT_EQ(crlf.metadata, (Metadata{{"lang", "en"}}));
+
+  std::string title;
+  EXPECT_EQ(markdown_to_text("---\ntitle: T\n---\nbody", &title), "body");
+  EXPECT_EQ(title, "T");
+}
+
+TEST(Extract, MarkdownLeadingRuleIsNotFrontMatter) {
+  // No closing line: a thematic break.
+  auto doc = extract_one("---\nkey: value\n", SourceFormat::kMarkdown);
+  EXPECT_EQ(doc.text, "key: value");
+  EXPECT_TRUE(doc.metadata.empty());
+  // Prose between two rules is kept, not read as metadata.
+  doc = extract_one("---\nJust a sentence.\n\n---\nbody\n", SourceFormat::kMarkdown);
+  EXPECT_EQ(doc.text, "Just a sentence.\n\nbody");
+  EXPECT_TRUE(doc.metadata.empty());
+  // Only at the very start.
+  doc = extract_one("text\n\n---\nk: v\n---\n", SourceFormat::kMarkdown);
+  EXPECT_TRUE(doc.metadata.empty());
+}
+
+TEST(Extract, MarkdownRejectsInvalidUtf8) {
+  EXPECT_EQ(error_message("# ok\n\nbad \xC0\xAF overlong", SourceFormat::kMarkdown, ErrorCode::kInvalidInput, "a.md"),
+            "a.md: invalid UTF-8 at byte 10");
+  // The offset counts the byte order mark.
+  EXPECT_EQ(error_message("\xEF\xBB\xBFx\xED\xA0\x80", SourceFormat::kMarkdown, ErrorCode::kInvalidInput, "b.md"),
+            "b.md: invalid UTF-8 at byte 4");
+}
+
+// --- plain text UTF-8 -------------------------------------------------------
+
+TEST(Extract, TextRejectsInvalidUtf8) {
+  EXPECT_EQ(error_message("abc\x80", SourceFormat::kText, ErrorCode::kInvalidInput, "t.txt"),
+            "t.txt: invalid UTF-8 at byte 3");
+  EXPECT_EQ(error_message("\xF4\x90\x80\x80", SourceFormat::kText, ErrorCode::kInvalidInput, "t.txt"),
+            "t.txt: invalid UTF-8 at byte 0");  // above U+10FFFF
+  EXPECT_EQ(error_message("ok \xE2\x82", SourceFormat::kText, ErrorCode::kInvalidInput, "t.txt"),
+            "t.txt: invalid UTF-8 at byte 3");  // truncated
+  // Every well-formed length passes: é, €, 😀, and the highest code point.
+  EXPECT_EQ(extract_one("\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80\xF4\x8F\xBF\xBF", SourceFormat::kText).text,
+            "\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80\xF4\x8F\xBF\xBF");
+}
+
+// --- JSONL ------------------------------------------------------------------
+
+TEST(Extract, JsonlRecords) {
+  const std::string content =
+      "{\"id\": \"a\", \"text\": \"Alpha text\", \"title\": \"Alpha\", \"lang\": \"en\", \"year\": 2024}\n"
+      "\n"
+      "{\"text\": \"Beta\", \"id\": 42, \"score\": 0.5, \"draft\": false, \"tags\": [\"x\", 1], "
+      "\"meta\": {\"b\": 1, \"a\": null}, \"gone\": null, \"lang\": \"de\"}\r\n"
+      "   \n"
+      "{\"id\": -7, \"text\": \"\", \"title\": null}";
+  const auto docs = extract_documents(content, SourceFormat::kJsonl, "data.jsonl");
+  ASSERT_EQ(docs.size(), 3U);
+  EXPECT_EQ(docs[0].key, "a");
+  EXPECT_EQ(docs[0].title, "Alpha");
+  EXPECT_EQ(docs[0].text, "Alpha text");
+  EXPECT_EQ(docs[0].metadata, (Metadata{{"lang", "en"}, {"year", "2024"}}));
+  EXPECT_EQ(docs[1].key, "42");
+  EXPECT_EQ(docs[1].title, "");
+  EXPECT_EQ(docs[1].text, "Beta");
+  EXPECT_EQ(docs[1].metadata, (Metadata{{"draft", "false"},
+                                        {"lang", "de"},
+                                        {"meta", "{\"a\":null,\"b\":1}"},
+                                        {"score", "0.5"},
+                                        {"tags", "[\"x\",1]"}}));
+  EXPECT_EQ(docs[2].key, "-7");
+  EXPECT_EQ(docs[2].text, "");
+  EXPECT_TRUE(docs[2].metadata.empty());
+}
+
+TEST(Extract, JsonlTextIsNotReformatted) {
+  const auto docs = extract_documents(R"({"id":"x","text":"  <p>kept</p>\n\ttabs \u00e9 \ud83d\ude00 "})",
+                                      SourceFormat::kJsonl, "d.jsonl");
+  ASSERT_EQ(docs.size(), 1U);
+  EXPECT_EQ(docs[0].text, "  <p>kept</p>\n\ttabs \xC3\xA9 \xF0\x9F\x98\x80 ");
+}
+
+TEST(Extract, JsonlMalformedLine) {
+  const std::string message = error_message("{\"id\":\"a\",\"text\":\"t\"}\n{\"id\": \"b\", \"text\": }\n",
+                                            SourceFormat::kJsonl, ErrorCode::kParse, "in.jsonl");
+  EXPECT_EQ(message.rfind("in.jsonl line 2: ", 0), 0U) << message;
+  EXPECT_NE(message.find("syntax error"), std::string::npos) << message;
+  EXPECT_EQ(message.find("[json.exception"), std::string::npos) << message;
+  // Two objects on one line are not one record.
+  error_message("{\"id\":\"a\",\"text\":\"t\"} {\"id\":\"b\",\"text\":\"u\"}", SourceFormat::kJsonl, ErrorCode::kParse);
+}
+
+TEST(Extract, JsonlMissingOrWrongFields) {
+  EXPECT_EQ(error_message("{\"id\":\"a\"}", SourceFormat::kJsonl, ErrorCode::kParse),
+            "in.jsonl line 1: missing \"text\"");
+  EXPECT_EQ(error_message("\n{\"text\":\"t\"}", SourceFormat::kJsonl, ErrorCode::kParse),
+            "in.jsonl line 2: missing \"id\"");
+  EXPECT_EQ(error_message("{\"id\":\"a\",\"text\":5}", SourceFormat::kJsonl, ErrorCode::kParse),
+            "in.jsonl line 1: \"text\" must be a string");
+  EXPECT_EQ(error_message("{\"id\":\"a\",\"text\":\"t\",\"title\":[]}", SourceFormat::kJsonl, ErrorCode::kParse),
+            "in.jsonl line 1: \"title\" must be a string");
+  EXPECT_EQ(error_message("[1, 2]", SourceFormat::kJsonl, ErrorCode::kParse), "in.jsonl line 1: not a JSON object");
+  EXPECT_EQ(error_message("\"text\"", SourceFormat::kJsonl, ErrorCode::kParse), "in.jsonl line 1: not a JSON object");
+  EXPECT_EQ(error_message("{\"id\":\"\",\"text\":\"t\"}", SourceFormat::kJsonl, ErrorCode::kParse),
+            "in.jsonl line 1: \"id\" is empty");
+}
+
+TEST(Extract, JsonlBadIdType) {
+  for (const char* id : {"1.5", "true", "null", "[1]", "{\"a\":1}", "1e3"}) {
+    EXPECT_EQ(error_message(std::string("{\"id\":") + id + ",\"text\":\"t\"}", SourceFormat::kJsonl, ErrorCode::kParse),
+              "in.jsonl line 1: \"id\" must be a string or integer")
+        << id;
+  }
+}
+
+TEST(Extract, JsonlDuplicateId) {
+  EXPECT_EQ(
+      error_message("{\"id\":\"a\",\"text\":\"1\"}\n{\"id\":\"b\",\"text\":\"2\"}\n\n{\"id\":\"a\",\"text\":\"3\"}\n",
+                    SourceFormat::kJsonl, ErrorCode::kParse),
+      "in.jsonl line 4: duplicate \"id\" \"a\" (first on line 1)");
+  // An integer id and its decimal string name the same document.
+  EXPECT_EQ(error_message("{\"id\":7,\"text\":\"1\"}\n{\"id\":\"7\",\"text\":\"2\"}", SourceFormat::kJsonl,
+                          ErrorCode::kParse),
+            "in.jsonl line 2: duplicate \"id\" \"7\" (first on line 1)");
+}
+
+TEST(Extract, JsonlRejectsInvalidUtf8) {
+  // The offset is in the file: the second line starts at byte 22.
+  EXPECT_EQ(error_message("{\"id\":\"a\",\"text\":\"t\"}\n{\"id\":\"b\",\"text\":\"\xFE\"}", SourceFormat::kJsonl,
+                          ErrorCode::kInvalidInput),
+            "in.jsonl line 2: invalid UTF-8 at byte 40");
+  // A lone surrogate escape is not text either; nlohmann refuses it while parsing.
+  error_message(R"({"id":"a","text":"\ud800"})", SourceFormat::kJsonl, ErrorCode::kParse);
+}
+
+}  // namespace
+}  // namespace sieve::search

@@ -2,7 +2,11 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
 #include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "search/ingest.hpp"
 #include "search/retrieval.hpp"
@@ -35,6 +39,41 @@ class WriteLock {
  private:
   int fd_ = -1;
 };
+
+// Hashing a 90 MB model costs a quarter of a second per search command:
+// the hash is kept beside the index, valid while the file's identity
+// (device, inode, size, modification time) is unchanged.
+std::string cached_fingerprint(const fs::path& index_folder, const fs::path& onnx_file) {
+  struct stat info {};
+  if (::stat(onnx_file.c_str(), &info) != 0) {
+    throw Error(ErrorCode::kNotFound, "cannot read " + onnx_file.string() + ": " + std::strerror(errno));
+  }
+  const nlohmann::json identity = {{"file", fs::absolute(onnx_file).string()},
+                                   {"device", info.st_dev},
+                                   {"inode", info.st_ino},
+                                   {"size", info.st_size},
+                                   {"mtime_ns", info.st_mtim.tv_sec * 1000000000LL + info.st_mtim.tv_nsec}};
+  const fs::path cache = index_folder / "model-fingerprint.json";
+  {
+    std::ifstream in(cache);
+    const auto stored = nlohmann::json::parse(in, nullptr, false);
+    if (stored.is_object() && stored.value("identity", nlohmann::json()) == identity &&
+        stored.value("sha256", nlohmann::json()).is_string()) {
+      return stored["sha256"].get<std::string>();
+    }
+  }
+  const std::string sha256 = search::file_sha256(onnx_file);
+  // Best effort: a read-only index folder just hashes every time.
+  const fs::path temporary = cache.string() + ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream out(temporary);
+    out << nlohmann::json{{"identity", identity}, {"sha256", sha256}}.dump();
+  }
+  std::error_code error;
+  fs::rename(temporary, cache, error);
+  if (error) fs::remove(temporary, error);
+  return sha256;
+}
 
 IndexModel describe(const Embedder& embedder) {
   const auto& info = embedder.info();
@@ -116,13 +155,16 @@ const IndexModel& SearchIndex::model() const noexcept {
 void SearchIndex::check_model(const Embedder& embedder) const {
   const auto& recorded = model();
   const auto& info = embedder.info();
-  if (info.dimension != recorded.dimension || model_fingerprint(embedder) != recorded.onnx_sha256) {
-    throw Error(ErrorCode::kInvalidArgument, "the index in " + impl_->folder.string() + " was built with " +
-                                                 recorded.name + " (" + recorded.path + ", dimension " +
-                                                 std::to_string(recorded.dimension) + ", ONNX sha256 " +
-                                                 recorded.onnx_sha256.substr(0, 12) + "); " + info.folder.string() +
-                                                 " is another model (dimension " + std::to_string(info.dimension) +
-                                                 ", ONNX sha256 " + model_fingerprint(embedder).substr(0, 12) + ")");
+  const std::string fingerprint = info.dimension == recorded.dimension
+                                      ? cached_fingerprint(impl_->folder, info.onnx_file)
+                                      : std::string("(not computed)");
+  if (info.dimension != recorded.dimension || fingerprint != recorded.onnx_sha256) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "the index in " + impl_->folder.string() + " was built with " + recorded.name + " (" +
+                    recorded.path + ", dimension " + std::to_string(recorded.dimension) + ", ONNX sha256 " +
+                    recorded.onnx_sha256.substr(0, 12) + "); " + info.folder.string() +
+                    " is another model (dimension " + std::to_string(info.dimension) + ", ONNX sha256 " +
+                    fingerprint.substr(0, 12) + ")");
   }
 }
 

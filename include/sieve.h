@@ -24,10 +24,11 @@
  *   and checked (SIEVE_BUFFER_TOO_SMALL); results whose size is known only
  *   afterwards (encodings, lists, decoded text) are library-allocated and have
  *   a matching destroy/free function.
- * - Thread safety: a sieve_model and a sieve_registry may be used from many
- *   threads at once (embedding, scoring and tokenizing are const); a model
- *   must not be destroyed while another thread uses it. A sieve_status, an
- *   encoding and a model list belong to one thread at a time.
+ * - Thread safety: a sieve_model, a sieve_registry and a sieve_index may be
+ *   used from many threads at once (embedding, scoring, tokenizing and
+ *   searching are const); a model must not be destroyed while another thread
+ *   uses it. A sieve_status, an encoding, a model list and search results
+ *   belong to one thread at a time.
  */
 #ifndef SIEVE_H_
 #define SIEVE_H_
@@ -272,6 +273,92 @@ SIEVE_API sieve_status* sieve_registry_list(const sieve_registry* registry, siev
 SIEVE_API size_t sieve_model_list_size(const sieve_model_list* list);
 SIEVE_API sieve_status* sieve_model_list_get(const sieve_model_list* list, size_t index, sieve_registry_entry* out);
 SIEVE_API void sieve_model_list_destroy(sieve_model_list* list);
+
+/* ---- Search ------------------------------------------------------------------ */
+
+/* A local search index made by `sieve index add` (a folder holding an SQLite
+   database and a nearest-neighbour graph). A sieve_index may be searched from
+   many threads at once; it must not be destroyed while another thread uses it. */
+typedef struct sieve_index sieve_index;
+
+/* Opens the index in `folder` (NOT_FOUND when it holds none). Nothing is loaded
+   until the first search that needs the index's embedding model. */
+SIEVE_API sieve_status* sieve_index_open(const char* folder, sieve_index** out);
+SIEVE_API void sieve_index_destroy(sieve_index* index);
+
+/* The index's statistics as JSON (what `sieve index stats --json` prints):
+   NUL-terminated, freed with sieve_string_free; *out_size (if non-NULL) gets
+   its length in bytes. */
+SIEVE_API sieve_status* sieve_index_stats_json(const sieve_index* index, char** out, size_t* out_size);
+
+typedef enum sieve_search_mode {
+  SIEVE_SEARCH_HYBRID = 0, /* vector and BM25 ranks fused (reciprocal rank fusion) */
+  SIEVE_SEARCH_VECTOR = 1, /* cosine similarity of the embeddings */
+  SIEVE_SEARCH_BM25 = 2    /* full-text BM25; needs no embedding model */
+} sieve_search_mode;
+
+typedef struct sieve_search_options {
+  size_t struct_size;
+  size_t k;                 /* results at most: 10 (1 to 1000) */
+  sieve_search_mode mode;   /* SIEVE_SEARCH_HYBRID */
+  size_t rerank_candidates; /* with a reranker: fused candidates it scores (at least k): 50 */
+  int32_t exact;            /* 1: compare with every stored vector instead of the graph; 0 */
+  size_t ef_search;         /* graph search breadth: 64 */
+  /* Metadata filters, all of which must hold: document metadata key
+     filter_keys[i] equals filter_values[i] ("source" matches the file). */
+  const sieve_text* filter_keys;
+  const sieve_text* filter_values;
+  size_t filter_count;
+} sieve_search_options;
+
+/* As sieve_model_options_init: pass sizeof(sieve_search_options). */
+SIEVE_API void sieve_search_options_init(sieve_search_options* options, size_t struct_size);
+
+typedef struct sieve_search_results sieve_search_results;
+
+/* Searches the index for `query`. embedder: the index's embedding model (an
+   embedding sieve_model of the same ONNX file, else SIEVE_INVALID_ARGUMENT),
+   or NULL for the model folder the index records, loaded with default options
+   on the first search that needs it and kept with the index; BM25 searches use
+   none. reranker: a cross-encoder sieve_model that rescores the best
+   candidates, or NULL. options may be NULL (defaults). The results are a
+   consistent snapshot even while another process adds to the index. */
+SIEVE_API sieve_status* sieve_index_search(const sieve_index* index, const sieve_model* embedder,
+                                           const sieve_model* reranker, sieve_text query,
+                                           const sieve_search_options* options, sieve_search_results** out);
+SIEVE_API void sieve_search_results_destroy(sieve_search_results* results);
+
+typedef struct sieve_search_hit {
+  size_t struct_size; /* set by the caller: sizeof(sieve_search_hit) */
+  double score;       /* of the mode (cosine, BM25, fused), or the reranker's */
+  /* The scores behind it; NaN when the hit has none of that kind. */
+  double vector_score;
+  double bm25_score;
+  double rerank_score;
+  /* Owned by the results, valid until they are destroyed; each is also
+     NUL-terminated (data[size] == 0). */
+  sieve_text document_id;
+  sieve_text source; /* the file the document came from */
+  sieve_text title;
+  sieve_text text; /* the chunk's text */
+  int64_t chunk_id;
+  size_t chunk_index;
+  size_t chunk_begin; /* byte offsets of the chunk in its document's text */
+  size_t chunk_end;
+  /* Byte spans [begin, end) in `text` of words of the query: 2 * match_count
+     entries (NULL when there are none). */
+  const size_t* matches;
+  size_t match_count;
+  const char* metadata_json; /* the document's metadata, a JSON object of strings */
+} sieve_search_hit;
+
+/* Number of hits, best first; 0 for NULL. */
+SIEVE_API size_t sieve_search_results_size(const sieve_search_results* results);
+SIEVE_API sieve_status* sieve_search_results_get(const sieve_search_results* results, size_t index,
+                                                 sieve_search_hit* out);
+/* The whole result as JSON, exactly as `sieve search --json` and POST
+   /v1/search answer: NUL-terminated, freed with sieve_string_free. */
+SIEVE_API sieve_status* sieve_search_results_json(const sieve_search_results* results, char** out, size_t* out_size);
 
 #ifdef __cplusplus
 }

@@ -15,7 +15,11 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "SetLogLevel:", err)
 		os.Exit(1)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if searchIndexOnce.root != "" {
+		os.RemoveAll(searchIndexOnce.root)
+	}
+	os.Exit(code)
 }
 
 func TestSetLogLevel(t *testing.T) {

@@ -5,7 +5,7 @@
 // with pkg-config: set PKG_CONFIG_PATH to <prefix>/lib/pkgconfig of an
 // installed Sieve.
 //
-// Every handle (Embedder, Reranker, Tokenizer, Registry) may be used from
+// Every handle (Embedder, Reranker, Tokenizer, Registry, Index) may be used from
 // many goroutines at once. Close releases it; Close is idempotent, waits for
 // calls in flight, and any call after it returns ErrClosed. A handle that is
 // never closed is released by the garbage collector, but only eventually:

@@ -2,7 +2,9 @@
 
 // What the C ABI's opaque handles are.
 
+#include <cstddef>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -10,6 +12,7 @@
 #include "sieve/embedder.hpp"
 #include "sieve/registry.hpp"
 #include "sieve/reranker.hpp"
+#include "sieve/search.hpp"
 #include "sieve/tokenizer.hpp"
 
 struct sieve_tokenizer {
@@ -43,6 +46,26 @@ struct sieve_registry {
 struct sieve_model_list {
   std::vector<sieve::RegistryEntry> entries;
   std::vector<std::string> providers;  // per entry, comma-separated
+};
+
+struct sieve_index {
+  std::unique_ptr<sieve::SearchIndex> index;
+  // Guards the two caches below; searches themselves run unlocked.
+  mutable std::mutex mutex;
+  // The model the index records, for searches given none; loaded once.
+  mutable std::shared_ptr<const sieve::Embedder> own_embedder;
+  // Callers' embedders already found to be the index's model (checking
+  // hashes the model's ONNX file); expired entries are dropped.
+  mutable std::vector<std::weak_ptr<const sieve::Embedder>> checked;
+};
+
+struct sieve_search_results {
+  sieve::SearchResult result;
+  std::string query;
+  sieve::SearchMode mode = sieve::SearchMode::kHybrid;
+  // Per hit: the flattened (begin, end) match spans and the metadata as JSON.
+  std::vector<std::vector<std::size_t>> matches;
+  std::vector<std::string> metadata_json;
 };
 
 namespace sieve::capi {

@@ -1,6 +1,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "server/served_indexes.hpp"
 #include "server/server.hpp"
 
 namespace sieve::cli {
@@ -17,12 +18,15 @@ Action add_serve_command(CLI::App& app) {
     double drain_timeout_s = 30;
     double drain_grace_s = 0;
     std::string api_key_file;
+    std::vector<std::string> indexes;
   };
   auto args = std::make_shared<Args>();
   auto& s = args->server;
   command->add_option("--models", args->models_root, "Models root: each folder under it is a model, named by its path")
       ->required();
   command->add_option("--model", s.models, "Serve only this model (repeatable; default: every model under the root)");
+  command->add_option("--index", args->indexes,
+                      "Serve a search index (sieve index add) as NAME=DIR for POST /v1/search (repeatable)");
   command->add_option("--host", s.host, "Address to listen on (default 127.0.0.1: this machine only)");
   command->add_option("--port", s.port, "Port (0: any free port, logged)")->check(CLI::Range(0, 65535));
   add_runtime_options(*command, args->model);
@@ -73,6 +77,8 @@ Action add_serve_command(CLI::App& app) {
     o.drain_timeout = ms(args->drain_timeout_s);
     o.drain_grace = ms(args->drain_grace_s);
     if (!args->api_key_file.empty()) o.api_key_file = args->api_key_file;
+    o.indexes.clear();
+    for (const std::string& spec : args->indexes) o.indexes.push_back(server::parse_index_spec(spec));
     return server::serve(o);
   };
 }

@@ -12,6 +12,7 @@
 #include "server/client_connection.hpp"
 #include "server/http_error.hpp"
 #include "server/metrics.hpp"
+#include "server/served_indexes.hpp"
 #include "server/served_models.hpp"
 #include "server/server.hpp"
 
@@ -39,21 +40,23 @@ struct ServerState {
 // 200) or throws HttpError / sieve::Error.
 using JsonHandler = std::function<nlohmann::json(const httplib::Request&)>;
 
-// Adds `handler` as `method path`: checks the API key (unless `open`),
-// renders errors in `style`, and counts the request in the metrics under
-// `path`.
+// Adds `handler` as `method path` (a regular expression for cpp-httplib):
+// checks the API key (unless `open`), renders errors in `style`, and counts
+// the request in the metrics under `metrics_route`, or `path` when empty.
 void add_route(httplib::Server& http, ServerState& state, const char* method, const std::string& path, ApiStyle style,
-               JsonHandler handler, bool open = false);
+               JsonHandler handler, bool open = false, const std::string& metrics_route = {});
 // The same for a handler that writes the response itself (status 200 unless it sets another).
 using RawHandler = std::function<void(const httplib::Request&, httplib::Response&)>;
 void add_raw_route(httplib::Server& http, ServerState& state, const char* method, const std::string& path,
-                   ApiStyle style, RawHandler handler, bool open = false);
+                   ApiStyle style, RawHandler handler, bool open = false, const std::string& metrics_route = {});
 
 void add_openai_routes(httplib::Server& http, ServerState& state);
 void add_tei_routes(httplib::Server& http, ServerState& state);
 void add_cohere_routes(httplib::Server& http, ServerState& state);
 // /health, /ready, /metrics.
 void add_operations_routes(httplib::Server& http, ServerState& state);
+// POST /v1/search, GET /v1/indexes, GET /v1/indexes/{name}.
+void add_search_routes(httplib::Server& http, ServerState& state, const ServedIndexes& indexes);
 
 // Tokenization time of one request, for the metrics.
 class TokenizeTimer {

@@ -54,9 +54,9 @@ std::string listening_text(const ServerOptions& options, int port) {
 }  // namespace
 
 void add_raw_route(httplib::Server& http, ServerState& state, const char* method, const std::string& path,
-                   ApiStyle style, RawHandler handler, bool open) {
-  auto wrapped = [&state, path, style, handler = std::move(handler), open](const httplib::Request& req,
-                                                                           httplib::Response& res) {
+                   ApiStyle style, RawHandler handler, bool open, const std::string& metrics_route) {
+  auto wrapped = [&state, route = metrics_route.empty() ? path : metrics_route, style, handler = std::move(handler),
+                  open](const httplib::Request& req, httplib::Response& res) {
     const auto start = Clock::now();
     try {
       if (!open && state.keys.enabled() && !state.keys.accepts(req.get_header_value("Authorization"))) {
@@ -73,11 +73,11 @@ void add_raw_route(httplib::Server& http, ServerState& state, const char* method
     } catch (const std::bad_alloc&) {
       write_error(res, style, HttpError(503, "out of memory for this request"));
     } catch (const std::exception& e) {
-      log_error("unexpected error on " + path + ": " + e.what());
+      log_error("unexpected error on " + route + ": " + e.what());
       write_error(res, style, HttpError(500, std::string("internal error: ") + e.what()));
     }
     allow_origin(state.options, req, res);
-    state.metrics.count_request(path, res.status, std::chrono::duration<double>(Clock::now() - start).count());
+    state.metrics.count_request(route, res.status, std::chrono::duration<double>(Clock::now() - start).count());
   };
   if (std::string_view(method) == "GET") {
     http.Get(path, wrapped);
@@ -87,14 +87,14 @@ void add_raw_route(httplib::Server& http, ServerState& state, const char* method
 }
 
 void add_route(httplib::Server& http, ServerState& state, const char* method, const std::string& path, ApiStyle style,
-               JsonHandler handler, bool open) {
+               JsonHandler handler, bool open, const std::string& metrics_route) {
   add_raw_route(
       http, state, method, path, style,
       [handler = std::move(handler)](const httplib::Request& req, httplib::Response& res) {
         res.status = 200;
         res.set_content(dump(handler(req)), "application/json");
       },
-      open);
+      open, metrics_route);
 }
 
 int serve(const ServerOptions& options) {
@@ -110,6 +110,11 @@ int serve(const ServerOptions& options) {
   Metrics metrics;
   ServedModels models(registry, options.models, options.scheduling, metrics);
   ServerState state{options, models, metrics, ApiKeys::load(options.api_keys_variable.c_str(), options.api_key_file)};
+  // An index's own model loads as `sieve search` loads it: the folder's
+  // settings, the server's runtime options.
+  EmbedderOptions index_embedder;
+  index_embedder.runtime = options.registry.embedder.runtime;
+  const ServedIndexes indexes(options.indexes, models, index_embedder);
   for (const ServedModel& m : models.all()) {
     const ModelInfo& info = m.info();
     std::string providers;
@@ -117,6 +122,11 @@ int serve(const ServerOptions& options) {
     log_info("model " + m.name + ": " + to_string(m.kind) + ", " + std::to_string(info.dimension) +
              (m.is_reranker() ? " label(s)" : " dimensions") + ", max " + std::to_string(info.max_length) +
              " tokens, providers [" + providers + "], loaded in " + std::to_string(m.load_seconds) + " s");
+  }
+  for (const ServedIndex& served : indexes.all()) {
+    const IndexStats stats = served.index->stats();
+    log_info("index " + served.name + ": " + served.folder.string() + ", " + std::to_string(stats.documents) +
+             " documents, " + std::to_string(stats.chunks) + " chunks, model " + served.embedder_source);
   }
 
   httplib::Server http;
@@ -162,6 +172,7 @@ int serve(const ServerOptions& options) {
   add_tei_routes(http, state);
   add_cohere_routes(http, state);
   add_operations_routes(http, state);
+  add_search_routes(http, state, indexes);
 
   // cpp-httplib listens with a backlog of 5: a burst of clients connecting
   // at once would overflow it and wait for SYN retries (a second or more).

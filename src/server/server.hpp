@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sieve/batch_scheduler.hpp"
@@ -17,6 +18,10 @@ struct ServerOptions {
   std::vector<std::string> models;  // empty: every model under the root
   RegistryOptions registry;
   SchedulerOptions scheduling;
+  // Search indexes served by name (POST /v1/search, GET /v1/indexes); each
+  // index's embedding model is a served model when one has its folder, else
+  // loaded with registry.embedder's runtime options.
+  std::vector<std::pair<std::string, std::filesystem::path>> indexes;
 
   std::string host = "127.0.0.1";  // loopback unless told otherwise
   int port = 8080;                 // 0: any free port (logged)

@@ -2,7 +2,9 @@
  * capi_test.c: the C ABI (include/sieve.h) exercised from plain C99: every
  * function, every error path the header documents, the option structs as an
  * older caller fills them, and handles' lifetimes (registry models outliving
- * the registry, destroy(NULL)).
+ * the registry, destroy(NULL)). The search checks read an index that the sieve
+ * command beside this program (or $SIEVE_BIN) builds; without one they are
+ * skipped with a note.
  *
  * Usage: sieve_capi_test [--source DIR] [--fixtures DIR] [--fast] [--loop N | --leak-on-purpose]
  *   --source DIR    the repository root (default: $SIEVE_SOURCE_DIR, else ".")
@@ -46,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sieve.h"
@@ -446,6 +449,8 @@ static void test_null_handles(void) {
   sieve_string_free(NULL);
   sieve_registry_destroy(NULL);
   sieve_model_list_destroy(NULL);
+  sieve_index_destroy(NULL);
+  sieve_search_results_destroy(NULL);
 
   /* Accessors without a status return neutral values. */
   CHECK(sieve_model_tokenizer(NULL) == NULL);
@@ -457,6 +462,7 @@ static void test_null_handles(void) {
   CHECK(sieve_encoding_special_tokens_mask(NULL) == NULL);
   CHECK(sieve_encoding_offsets(NULL) == NULL);
   CHECK(sieve_model_list_size(NULL) == 0);
+  CHECK(sieve_search_results_size(NULL) == 0);
 }
 
 /* ---- Logging ----------------------------------------------------------------- */
@@ -2032,14 +2038,440 @@ static void test_threads(const sieve_model* embedder, const sieve_model* reranke
   free(scores);
 }
 
+/* ---- Search ------------------------------------------------------------------ */
+
+/* The index the search checks use: made by the sieve command (the C ABI reads
+   indexes, `sieve index add` writes them) from a few documents with metadata. */
+typedef struct search_setup {
+  char index[PATH_MAX];
+  char embedder[PATH_MAX]; /* the index's model: tiny-bert-tokens */
+  int ready;
+} search_setup;
+
+/* $SIEVE_BIN, else the sieve command beside this program (both are built into
+   the build folder). */
+static int find_sieve_command(char* out, size_t size) {
+  const char* env = getenv("SIEVE_BIN");
+  char self[PATH_MAX];
+  char* slash;
+  ssize_t n;
+  if (env != NULL && env[0] != '\0') {
+    if (strlen(env) >= size) return 0;
+    strcpy(out, env);
+    return exists(out);
+  }
+  n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) return 0;
+  self[n] = '\0';
+  slash = strrchr(self, '/');
+  if (slash == NULL) return 0;
+  *slash = '\0';
+  join(out, size, self, "sieve");
+  return exists(out);
+}
+
+/* Runs argv[0] with its output discarded; whether it exited with status 0. */
+static int run_program(char* const argv[]) {
+  int status = 0;
+  const pid_t pid = fork();
+  if (pid < 0) return 0;
+  if (pid == 0) {
+    const int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) dup2(null, STDOUT_FILENO);
+    execv(argv[0], argv);
+    _exit(127);
+  }
+  if (waitpid(pid, &status, 0) != pid) return 0;
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+static const char kJsonlDocuments[] =
+    "{\"id\": \"r1\", \"text\": \"Rivers carry sediment to deltas.\", \"region\": \"europe\"}\n"
+    "{\"id\": \"r2\", \"text\": \"A lagoon behind the reef, a marsh beside the delta.\", \"region\": \"pacific\"}\n"
+    "{\"id\": \"r3\", \"text\": \"Volcanic islands rise from the ocean floor.\", \"region\": \"pacific\"}\n"
+    "{\"id\": \"r4\", \"text\": \"Tundra and glaciers cover the far north.\", \"region\": \"arctic\"}\n";
+
+static int make_search_index(const config* cfg, search_setup* setup) {
+  char sieve[PATH_MAX], docs[PATH_MAX], path[PATH_MAX];
+  static const char kMarkdown[] = "---\ntitle: Reefs\nregion: pacific\n---\n# Coral\n\nCoral reefs shelter fish.";
+  static const char kText[] = "Glaciers carve deep valleys over thousands of years.";
+  memset(setup, 0, sizeof *setup);
+  join(setup->embedder, sizeof setup->embedder, cfg->fixtures, "tiny-bert-tokens");
+  join(setup->index, sizeof setup->index, cfg->tmp, "search-index");
+  join(docs, sizeof docs, cfg->tmp, "search-docs");
+  if (!find_sieve_command(sieve, sizeof sieve)) {
+    fprintf(stderr, "note: no sieve command beside the test (or in $SIEVE_BIN): search checks skipped\n");
+    return 0;
+  }
+  if (mkdir(docs, 0755) != 0) return 0;
+  join(path, sizeof path, docs, "a.txt");
+  if (!write_file(path, kText, sizeof kText - 1)) return 0;
+  join(path, sizeof path, docs, "b.md");
+  if (!write_file(path, kMarkdown, sizeof kMarkdown - 1)) return 0;
+  join(path, sizeof path, docs, "c.jsonl");
+  if (!write_file(path, kJsonlDocuments, sizeof kJsonlDocuments - 1)) return 0;
+  {
+    char* argv[] = {sieve,        "--log-level", "warn",          "index",   "add", "--index",
+                    setup->index, "--model",     setup->embedder, "--quiet", docs,  NULL};
+    setup->ready = run_program(argv);
+  }
+  CHECK(setup->ready);
+  return setup->ready;
+}
+
+static sieve_search_hit search_hit(const sieve_search_results* results, size_t index) {
+  sieve_search_hit hit;
+  memset(&hit, 0, sizeof hit);
+  hit.struct_size = sizeof hit;
+  EXPECT_OK(sieve_search_results_get(results, index, &hit));
+  return hit;
+}
+
+static sieve_search_results* search(const sieve_index* index, const sieve_model* embedder, const sieve_model* reranker,
+                                    const char* query, const sieve_search_options* options) {
+  sieve_search_results* results = NULL;
+  EXPECT_OK(sieve_index_search(index, embedder, reranker, cstr(query), options, &results));
+  return results;
+}
+
+/* The same hits (chunks and scores, in order). */
+static int same_hits(const sieve_search_results* a, const sieve_search_results* b) {
+  size_t i;
+  if (a == NULL || b == NULL || sieve_search_results_size(a) != sieve_search_results_size(b)) return 0;
+  for (i = 0; i < sieve_search_results_size(a); ++i) {
+    const sieve_search_hit x = search_hit(a, i), y = search_hit(b, i);
+    if (x.chunk_id != y.chunk_id || x.score != y.score) return 0;
+  }
+  return 1;
+}
+
+static int nul_terminated(sieve_text text) {
+  return text.data != NULL && text.data[text.size] == '\0' && strlen(text.data) == text.size;
+}
+
+static void check_hits(const sieve_search_results* results, sieve_search_mode mode, int reranked) {
+  size_t i, m;
+  for (i = 0; i < sieve_search_results_size(results); ++i) {
+    const sieve_search_hit hit = search_hit(results, i);
+    CHECK(nul_terminated(hit.document_id) && hit.document_id.size > 0);
+    CHECK(nul_terminated(hit.source) && hit.source.size > 0);
+    CHECK(nul_terminated(hit.title));
+    CHECK(nul_terminated(hit.text) && hit.text.size > 0);
+    CHECK(hit.chunk_begin < hit.chunk_end);
+    CHECK(hit.metadata_json != NULL && hit.metadata_json[0] == '{' &&
+          hit.metadata_json[strlen(hit.metadata_json) - 1] == '}');
+    CHECK((hit.match_count == 0) == (hit.matches == NULL));
+    for (m = 0; m < hit.match_count; ++m) {
+      CHECK(hit.matches[2 * m] < hit.matches[2 * m + 1] && hit.matches[2 * m + 1] <= hit.text.size);
+    }
+    CHECK(isnan(hit.rerank_score) == !reranked);
+    if (reranked) {
+      CHECK(hit.score == hit.rerank_score);
+    } else if (mode == SIEVE_SEARCH_BM25) {
+      CHECK(hit.score == hit.bm25_score && isnan(hit.vector_score));
+    } else if (mode == SIEVE_SEARCH_VECTOR) {
+      CHECK(hit.score == hit.vector_score && isnan(hit.bm25_score));
+    }
+    if (i > 0) CHECK(search_hit(results, i - 1).score >= hit.score);
+  }
+}
+
+static void test_search_options_init(void) {
+  sieve_search_options options;
+  unsigned char bigger[sizeof(sieve_search_options) + 16];
+  size_t i;
+  memset(&options, 0x5A, sizeof options);
+  sieve_search_options_init(&options, sizeof options);
+  CHECK(options.struct_size == sizeof options);
+  CHECK(options.k == 10);
+  CHECK(options.mode == SIEVE_SEARCH_HYBRID);
+  CHECK(options.rerank_candidates == 50);
+  CHECK(options.exact == 0);
+  CHECK(options.ef_search == 64);
+  CHECK(options.filter_keys == NULL && options.filter_values == NULL && options.filter_count == 0);
+  /* A newer caller's larger struct: the tail is zeroed. */
+  memset(bigger, 0x5A, sizeof bigger);
+  sieve_search_options_init((sieve_search_options*)(void*)bigger, sizeof bigger);
+  for (i = sizeof(sieve_search_options); i < sizeof bigger; ++i) CHECK(bigger[i] == 0);
+  sieve_search_options_init(NULL, sizeof options); /* ignored */
+}
+
+static void test_search_errors(const config* cfg, const search_setup* setup, const sieve_index* index,
+                               const sieve_model* reranker) {
+  char path[PATH_MAX];
+  sieve_index* other = (sieve_index*)&other; /* set to NULL by a failing open */
+  sieve_search_results* results = (sieve_search_results*)&results;
+  sieve_search_options options;
+  sieve_search_hit hit;
+  sieve_model* wrong = NULL;
+  char* json = (char*)&json;
+  const sieve_text keys[1] = {{"region", 6}};
+  const sieve_text values[1] = {{"pacific", 7}};
+  const sieve_text null_text[1] = {{NULL, 3}};
+  int32_t bad_mode = 7;
+
+  EXPECT_CODE(sieve_index_open(NULL, &other), SIEVE_INVALID_ARGUMENT);
+  CHECK(other == NULL);
+  EXPECT_CODE(sieve_index_open(setup->index, NULL), SIEVE_INVALID_ARGUMENT);
+  join(path, sizeof path, cfg->tmp, "no-such-index");
+  other = (sieve_index*)&other;
+  EXPECT_CODE(sieve_index_open(path, &other), SIEVE_NOT_FOUND);
+  CHECK(other == NULL);
+
+  EXPECT_CODE(sieve_index_search(NULL, NULL, NULL, cstr("q"), NULL, &results), SIEVE_INVALID_ARGUMENT);
+  CHECK(results == NULL);
+  EXPECT_CODE(sieve_index_search(index, NULL, NULL, cstr("q"), NULL, NULL), SIEVE_INVALID_ARGUMENT);
+  EXPECT_CODE(sieve_index_search(index, NULL, NULL, make_text(NULL, 2), NULL, &results), SIEVE_INVALID_ARGUMENT);
+  EXPECT_CODE(sieve_index_search(index, NULL, NULL, make_text("", 0), NULL, &results), SIEVE_INVALID_INPUT);
+
+  sieve_search_options_init(&options, sizeof options);
+  options.mode = SIEVE_SEARCH_BM25;
+  options.k = 0;
+  EXPECT_CODE(sieve_index_search(index, NULL, NULL, cstr("q"), &options, &results), SIEVE_INVALID_ARGUMENT);
+  options.k = 1001;
+  EXPECT_CODE(sieve_index_search(index, NULL, NULL, cstr("q"), &options, &results), SIEVE_INVALID_ARGUMENT);
+  options.k = 10;
+  memcpy(&options.mode, &bad_mode, sizeof bad_mode);
+  EXPECT_CODE(sieve_index_search(index, NULL, NULL, cstr("q"), &options, &results), SIEVE_INVALID_ARGUMENT);
+  options.mode = SIEVE_SEARCH_BM25;
+  options.filter_count = 1;
+  EXPECT_CODE(sieve_index_search(index, NULL, NULL, cstr("q"), &options, &results), SIEVE_INVALID_ARGUMENT);
+  options.filter_keys = keys;
+  options.filter_values = null_text;
+  EXPECT_CODE(sieve_index_search(index, NULL, NULL, cstr("q"), &options, &results), SIEVE_INVALID_ARGUMENT);
+  options.filter_keys = null_text;
+  options.filter_values = values;
+  EXPECT_CODE(sieve_index_search(index, NULL, NULL, cstr("q"), &options, &results), SIEVE_INVALID_ARGUMENT);
+  options.filter_count = 0;
+  options.ef_search = 0;
+  EXPECT_CODE(sieve_index_search(index, NULL, NULL, cstr("q"), &options, &results), SIEVE_INVALID_ARGUMENT);
+  options.struct_size = 0;
+  EXPECT_CODE(sieve_index_search(index, NULL, NULL, cstr("q"), &options, &results), SIEVE_INVALID_ARGUMENT);
+  CHECK(results == NULL);
+
+  /* Models of the wrong kind, and another embedding model than the index's. */
+  EXPECT_CODE(sieve_index_search(index, reranker, NULL, cstr("q"), NULL, &results), SIEVE_WRONG_KIND);
+  join(path, sizeof path, cfg->fixtures, "tiny-bert-cls");
+  wrong = load_model(path, NULL);
+  if (wrong != NULL) {
+    EXPECT_CODE(sieve_index_search(index, NULL, wrong, cstr("q"), NULL, &results), SIEVE_WRONG_KIND);
+    EXPECT_CODE(sieve_index_search(index, wrong, NULL, cstr("q"), NULL, &results), SIEVE_INVALID_ARGUMENT);
+    /* BM25 uses no embedding model: the wrong one is not looked at. */
+    sieve_search_options_init(&options, sizeof options);
+    options.mode = SIEVE_SEARCH_BM25;
+    if (EXPECT_OK(sieve_index_search(index, wrong, NULL, cstr("reefs"), &options, &results))) {
+      CHECK(sieve_search_results_size(results) > 0);
+      sieve_search_results_destroy(results);
+    }
+  }
+  sieve_model_destroy(wrong);
+
+  /* Results' accessors. */
+  sieve_search_options_init(&options, sizeof options);
+  options.mode = SIEVE_SEARCH_BM25;
+  options.filter_keys = keys;
+  options.filter_values = values;
+  options.filter_count = 1;
+  results = search(index, NULL, NULL, "reef", &options);
+  if (results != NULL) {
+    const size_t n = sieve_search_results_size(results);
+    CHECK(n > 0);
+    memset(&hit, 0, sizeof hit);
+    hit.struct_size = sizeof hit;
+    EXPECT_CODE(sieve_search_results_get(results, n, &hit), SIEVE_INVALID_ARGUMENT);
+    EXPECT_CODE(sieve_search_results_get(results, 0, NULL), SIEVE_INVALID_ARGUMENT);
+    EXPECT_CODE(sieve_search_results_get(NULL, 0, &hit), SIEVE_INVALID_ARGUMENT);
+    hit.struct_size = 0;
+    EXPECT_CODE(sieve_search_results_get(results, 0, &hit), SIEVE_INVALID_ARGUMENT);
+    /* An older caller's shorter hit: nothing is written beyond it. */
+    memset(&hit, SENTINEL_BYTE, sizeof hit);
+    hit.struct_size = offsetof(sieve_search_hit, title);
+    EXPECT_OK(sieve_search_results_get(results, 0, &hit));
+    CHECK(hit.struct_size == offsetof(sieve_search_hit, title));
+    CHECK(nul_terminated(hit.source));
+    CHECK(untouched((const unsigned char*)&hit + offsetof(sieve_search_hit, title),
+                    sizeof hit - offsetof(sieve_search_hit, title)));
+    EXPECT_CODE(sieve_search_results_json(results, NULL, NULL), SIEVE_INVALID_ARGUMENT);
+    EXPECT_CODE(sieve_search_results_json(NULL, &json, NULL), SIEVE_INVALID_ARGUMENT);
+    CHECK(json == NULL);
+  }
+  sieve_search_results_destroy(results);
+  json = (char*)&json;
+  EXPECT_CODE(sieve_index_stats_json(NULL, &json, NULL), SIEVE_INVALID_ARGUMENT);
+  CHECK(json == NULL);
+  EXPECT_CODE(sieve_index_stats_json(index, NULL, NULL), SIEVE_INVALID_ARGUMENT);
+}
+
+struct search_worker {
+  const sieve_index* index;
+  const sieve_search_results* expected;
+  int mismatches;
+};
+
+static void* search_work(void* arg) {
+  struct search_worker* w = (struct search_worker*)arg;
+  int round;
+  for (round = 0; round < 5; ++round) {
+    sieve_search_results* results = NULL;
+    /* NULL embedder: the first searches race to load the index's own model. */
+    sieve_status* s = sieve_index_search(w->index, NULL, NULL, cstr("islands and reefs"), NULL, &results);
+    if (s != NULL || !same_hits(results, w->expected)) ++w->mismatches;
+    sieve_status_destroy(s);
+    sieve_search_results_destroy(results);
+  }
+  return NULL;
+}
+
+/* Searching, against the index's own answers: the model the index loads
+   itself and a caller's handle of the same model agree, filters hold,
+   reranking reorders, and threads share an index. */
+static void test_search(const config* cfg, const search_setup* setup, const sieve_model* reranker, int rerank) {
+  enum { kThreads = 4 };
+  sieve_index* index = NULL;
+  sieve_index* fresh = NULL;
+  sieve_model* embedder = NULL;
+  sieve_search_options options;
+  sieve_search_results *own = NULL, *given = NULL, *filtered = NULL, *reranked = NULL, *expected = NULL;
+  struct search_worker workers[kThreads];
+  pthread_t threads[kThreads];
+  const sieve_text keys[2] = {{"region", 6}, {"source", 6}};
+  const sieve_text values[1] = {{"pacific", 7}};
+  char *json = NULL, *stats = NULL, source[PATH_MAX];
+  size_t json_size = 0, i;
+  int modes[3] = {SIEVE_SEARCH_VECTOR, SIEVE_SEARCH_BM25, SIEVE_SEARCH_HYBRID}, m;
+
+  test_search_options_init();
+  if (!EXPECT_OK(sieve_index_open(setup->index, &index))) return;
+  test_search_errors(cfg, setup, index, reranker);
+
+  if (EXPECT_OK(sieve_index_stats_json(index, &stats, &json_size))) {
+    CHECK(strlen(stats) == json_size);
+    CHECK(strstr(stats, "\"documents\":6") != NULL);
+    CHECK(strstr(stats, "tiny-bert-tokens") != NULL);
+  }
+  sieve_string_free(stats);
+
+  embedder = load_model(setup->embedder, NULL);
+  for (m = 0; m < 3; ++m) {
+    sieve_search_options_init(&options, sizeof options);
+    options.mode = (sieve_search_mode)modes[m];
+    options.k = 5;
+    own = search(index, NULL, NULL, "coral reefs and islands", &options);
+    given = search(index, embedder, NULL, "coral reefs and islands", &options);
+    /* BM25 finds only the chunks with words of the query. */
+    CHECK(own != NULL &&
+          (modes[m] == SIEVE_SEARCH_BM25 ? sieve_search_results_size(own) > 0 : sieve_search_results_size(own) == 5));
+    CHECK(same_hits(own, given));
+    if (own != NULL) check_hits(own, (sieve_search_mode)modes[m], 0);
+    /* The graph and the exact search agree on an index this small. */
+    options.exact = 1;
+    sieve_search_results_destroy(given);
+    given = search(index, embedder, NULL, "coral reefs and islands", &options);
+    CHECK(same_hits(own, given));
+    if (own != NULL && EXPECT_OK(sieve_search_results_json(own, &json, &json_size))) {
+      CHECK(strlen(json) == json_size);
+      CHECK(strstr(json, "\"hits\":[{") != NULL);
+      CHECK(strstr(json, "\"query\":\"coral reefs and islands\"") != NULL);
+      CHECK(strstr(json, modes[m] == SIEVE_SEARCH_BM25     ? "\"mode\":\"bm25\""
+                         : modes[m] == SIEVE_SEARCH_VECTOR ? "\"mode\":\"vector\""
+                                                           : "\"mode\":\"hybrid\"") != NULL);
+    }
+    sieve_string_free(json);
+    json = NULL;
+    sieve_search_results_destroy(own);
+    sieve_search_results_destroy(given);
+    own = given = NULL;
+  }
+
+  /* Filters: every hit has the metadata asked for; the source filter too. */
+  sieve_search_options_init(&options, sizeof options);
+  options.k = 20;
+  options.filter_keys = keys;
+  options.filter_values = values;
+  options.filter_count = 1;
+  filtered = search(index, embedder, NULL, "water", &options);
+  if (filtered != NULL) {
+    CHECK(sieve_search_results_size(filtered) == 3); /* b.md, r2, r3 */
+    for (i = 0; i < sieve_search_results_size(filtered); ++i) {
+      CHECK(strstr(search_hit(filtered, i).metadata_json, "\"region\":\"pacific\"") != NULL);
+    }
+  }
+  sieve_search_results_destroy(filtered);
+  join(source, sizeof source, cfg->tmp, "search-docs/c.jsonl");
+  {
+    sieve_text want[2];
+    want[0] = values[0];
+    want[1] = cstr(source);
+    options.filter_keys = keys;
+    options.filter_values = want;
+    options.filter_count = 2;
+    filtered = search(index, embedder, NULL, "water", &options);
+    CHECK(filtered != NULL && sieve_search_results_size(filtered) == 2); /* r2, r3 */
+    for (i = 0; filtered != NULL && i < sieve_search_results_size(filtered); ++i) {
+      const sieve_search_hit hit = search_hit(filtered, i);
+      CHECK(hit.source.size == strlen(source) && memcmp(hit.source.data, source, hit.source.size) == 0);
+    }
+    sieve_search_results_destroy(filtered);
+  }
+
+  /* Reranking: the cross-encoder's scores, best first. */
+  if (rerank && reranker != NULL) {
+    sieve_search_options_init(&options, sizeof options);
+    options.k = 4;
+    options.rerank_candidates = 8;
+    reranked = search(index, embedder, reranker, "where do fish live", &options);
+    if (reranked != NULL) {
+      CHECK(sieve_search_results_size(reranked) == 4);
+      check_hits(reranked, SIEVE_SEARCH_HYBRID, 1);
+      for (i = 0; i < sieve_search_results_size(reranked); ++i) {
+        const sieve_search_hit hit = search_hit(reranked, i);
+        float score = 0;
+        EXPECT_OK(sieve_score(reranker, cstr("where do fish live"), &hit.text, 1, &score, 1));
+        CHECK(fabs(score - hit.rerank_score) < 1e-5);
+      }
+    }
+    sieve_search_results_destroy(reranked);
+  }
+
+  /* Threads on a freshly opened index, which loads its own model on the way. */
+  expected = search(index, embedder, NULL, "islands and reefs", NULL);
+  if (expected != NULL && EXPECT_OK(sieve_index_open(setup->index, &fresh))) {
+    for (i = 0; i < kThreads; ++i) {
+      workers[i].index = fresh;
+      workers[i].expected = expected;
+      workers[i].mismatches = 0;
+      CHECK(pthread_create(&threads[i], NULL, search_work, &workers[i]) == 0);
+    }
+    for (i = 0; i < kThreads; ++i) {
+      CHECK(pthread_join(threads[i], NULL) == 0);
+      CHECK(workers[i].mismatches == 0);
+    }
+  }
+  sieve_index_destroy(fresh);
+  sieve_search_results_destroy(expected);
+
+  /* Results outlive the index and the models that made them. */
+  own = search(index, NULL, NULL, "glaciers", NULL);
+  sieve_index_destroy(index);
+  sieve_model_destroy(embedder);
+  if (own != NULL) {
+    CHECK(sieve_search_results_size(own) > 0);
+    check_hits(own, SIEVE_SEARCH_HYBRID, 0);
+  }
+  sieve_search_results_destroy(own);
+}
+
 /* ---- Leak loop --------------------------------------------------------------- */
 
-/* Models and tokenizers (with what they hand out: encodings, decoded text,
-   errors) created, used and destroyed `rounds` times. Run under valgrind with
-   different counts, the memory left at exit must not grow with the count. */
+/* Models, tokenizers and search indexes (with what they hand out: encodings,
+   decoded text, search results, errors) created, used and destroyed `rounds`
+   times. Run under valgrind with different counts, the memory left at exit
+   must not grow with the count. */
 static void run_loop(const config* cfg, long rounds) {
   char embedder[PATH_MAX], tokenizer_file[PATH_MAX], missing[PATH_MAX];
   const sieve_text text = cstr("a short text to embed");
+  search_setup setup;
+  const int searching = make_search_index(cfg, &setup);
   long round;
   join(embedder, sizeof embedder, cfg->fixtures, "tiny-bert-tokens");
   join(tokenizer_file, sizeof tokenizer_file, embedder, "tokenizer.json");
@@ -2068,6 +2500,26 @@ static void run_loop(const config* cfg, long rounds) {
     }
     sieve_encoding_destroy(encoding);
     sieve_tokenizer_destroy(tokenizer);
+
+    if (searching) {
+      sieve_index* index = NULL;
+      sieve_search_results* results = NULL;
+      char* json = NULL;
+      if (EXPECT_OK(sieve_index_open(setup.index, &index))) {
+        /* The index loads its own model for the hybrid search. */
+        if (EXPECT_OK(sieve_index_search(index, NULL, NULL, text, NULL, &results)) &&
+            EXPECT_OK(sieve_search_results_json(results, &json, NULL))) {
+          sieve_string_free(json);
+          json = NULL;
+        }
+        sieve_search_results_destroy(results);
+        EXPECT_OK(sieve_index_stats_json(index, &json, NULL));
+        sieve_string_free(json);
+        EXPECT_CODE(sieve_index_search(index, NULL, NULL, make_text("", 0), NULL, &results), SIEVE_INVALID_INPUT);
+      }
+      sieve_index_destroy(index);
+      EXPECT_CODE(sieve_index_open(missing, &index), SIEVE_NOT_FOUND);
+    }
 
     /* Errors own memory too. */
     EXPECT_CODE(sieve_model_load(missing, NULL, &model), SIEVE_NOT_FOUND);
@@ -2177,6 +2629,7 @@ int main(int argc, char** argv) {
   char root[PATH_MAX];
   const char* tmpdir = getenv("TMPDIR");
   sieve_model *embedder, *reranker;
+  search_setup search_index;
 
   if (!parse_args(argc, argv, &cfg)) {
     usage();
@@ -2223,6 +2676,13 @@ int main(int argc, char** argv) {
     sieve_model_destroy(reranker);
     test_multilabel(&cfg);
     test_model_tokenizer_replace(&cfg);
+    if (make_search_index(&cfg, &search_index)) {
+      /* The fast run's cross-encoder has three labels: only the checks that
+         need no reranking scores run there. */
+      reranker = load_model(cfg.reranker, NULL);
+      test_search(&cfg, &search_index, reranker, !cfg.fast);
+      sieve_model_destroy(reranker);
+    }
     test_registry(&cfg, root);
     test_registry_options(&cfg, root);
   }

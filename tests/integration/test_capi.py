@@ -472,3 +472,226 @@ def test_decode_and_vocabulary_match_hugging_face(sieve, tokenizers):
     for word, id_ in vocab.items():
         sieve.check(sieve.lib.sieve_tokenizer_id_to_token(ours.handle, id_, byref(token)))
         assert ctypes.string_at(token.data, token.size).decode() == word
+
+
+# ---- search: sieve_index_* against `sieve search --json` ------------------------
+
+class SearchOptions(ctypes.Structure):
+    _fields_ = [("struct_size", c_size_t), ("k", c_size_t), ("mode", c_int), ("rerank_candidates", c_size_t),
+                ("exact", c_int32), ("ef_search", c_size_t), ("filter_keys", POINTER(Text)),
+                ("filter_values", POINTER(Text)), ("filter_count", c_size_t)]
+
+
+class SearchHit(ctypes.Structure):
+    _fields_ = [("struct_size", c_size_t), ("score", ctypes.c_double), ("vector_score", ctypes.c_double),
+                ("bm25_score", ctypes.c_double), ("rerank_score", ctypes.c_double), ("document_id", Text),
+                ("source", Text), ("title", Text), ("text", Text), ("chunk_id", c_int64), ("chunk_index", c_size_t),
+                ("chunk_begin", c_size_t), ("chunk_end", c_size_t), ("matches", POINTER(c_size_t)),
+                ("match_count", c_size_t), ("metadata_json", c_char_p)]
+
+
+SEARCH_SIGNATURES = {
+    "sieve_index_open": (c_void_p, [c_char_p, POINTER(c_void_p)]),
+    "sieve_index_destroy": (None, [c_void_p]),
+    "sieve_index_stats_json": (c_void_p, [c_void_p, POINTER(c_void_p), POINTER(c_size_t)]),
+    "sieve_search_options_init": (None, [POINTER(SearchOptions), c_size_t]),
+    "sieve_index_search": (c_void_p, [c_void_p, c_void_p, c_void_p, Text, POINTER(SearchOptions),
+                                      POINTER(c_void_p)]),
+    "sieve_search_results_destroy": (None, [c_void_p]),
+    "sieve_search_results_size": (c_size_t, [c_void_p]),
+    "sieve_search_results_get": (c_void_p, [c_void_p, c_size_t, POINTER(SearchHit)]),
+    "sieve_search_results_json": (c_void_p, [c_void_p, POINTER(c_void_p), POINTER(c_size_t)]),
+}
+SEARCH_MODES = {"hybrid": 0, "vector": 1, "bm25": 2}
+TINY = FIXTURES / "tiny-bert-tokens"
+CROSS_ENCODER = FIXTURES / "cross-encoder-minilm-l6"
+SEARCH_QUERIES = ["coral reefs shelter fish", "glaciers carve valleys", "desert winds", "rivers and deltas"]
+
+
+def text_bytes(text: Text) -> bytes:
+    return ctypes.string_at(text.data, text.size) if text.size else b""
+
+
+def optional_score(value: float):
+    return None if value != value else value  # NaN: absent
+
+
+class Search:
+    """sieve_index_* through ctypes, results as `sieve search --json` writes them."""
+
+    def __init__(self, sieve: Sieve):
+        self.sieve, self.lib = sieve, sieve.lib
+        for name, (restype, argtypes) in SEARCH_SIGNATURES.items():
+            function = getattr(self.lib, name)
+            function.restype, function.argtypes = restype, argtypes
+
+    def string(self, call, *args) -> str:
+        out, size = c_void_p(), c_size_t()
+        self.sieve.check(call(*args, byref(out), byref(size)))
+        try:
+            return ctypes.string_at(out, size.value).decode()
+        finally:
+            self.lib.sieve_string_free(out)
+
+    def open(self, folder: Path) -> c_void_p:
+        index = c_void_p()
+        self.sieve.check(self.lib.sieve_index_open(str(folder).encode(), byref(index)))
+        return index
+
+    def search(self, index, query: str, embedder=None, reranker=None, filters: dict[str, str] | None = None,
+               **fields) -> tuple[list[dict], dict]:
+        options = SearchOptions()
+        self.lib.sieve_search_options_init(byref(options), ctypes.sizeof(options))
+        for key, value in fields.items():
+            setattr(options, key, SEARCH_MODES[value] if key == "mode" else value)
+        filters = filters or {}
+        keys = texts_array([k.encode() for k in filters])
+        values = texts_array([v.encode() for v in filters.values()])
+        options.filter_keys, options.filter_values, options.filter_count = keys, values, len(filters)
+        q = query.encode()
+        results = c_void_p()
+        self.sieve.check(self.lib.sieve_index_search(index, embedder, reranker,
+                                                     Text(ctypes.cast(c_char_p(q), c_void_p), len(q)),
+                                                     byref(options), byref(results)))
+        try:
+            hits = []
+            for i in range(self.lib.sieve_search_results_size(results)):
+                hit = SearchHit(struct_size=ctypes.sizeof(SearchHit))
+                self.sieve.check(self.lib.sieve_search_results_get(results, i, byref(hit)))
+                hits.append({
+                    "score": hit.score, "vector_score": optional_score(hit.vector_score),
+                    "bm25_score": optional_score(hit.bm25_score), "rerank_score": optional_score(hit.rerank_score),
+                    "document_id": text_bytes(hit.document_id).decode(), "source": text_bytes(hit.source).decode(),
+                    "title": text_bytes(hit.title).decode(), "chunk_id": hit.chunk_id,
+                    "chunk_index": hit.chunk_index, "chunk_begin": hit.chunk_begin, "chunk_end": hit.chunk_end,
+                    "text": text_bytes(hit.text).decode(),
+                    "matches": [[hit.matches[2 * m], hit.matches[2 * m + 1]] for m in range(hit.match_count)],
+                    "metadata": json.loads(hit.metadata_json)})
+            whole = json.loads(self.string(self.lib.sieve_search_results_json, results))
+            return hits, whole
+        finally:
+            self.lib.sieve_search_results_destroy(results)
+
+
+@pytest.fixture(scope="module")
+def search_index(tmp_path_factory) -> Path:
+    for folder in (TINY, CROSS_ENCODER):
+        assert (folder / "model.onnx").exists(), f"{folder} missing: run tools/make_fixtures.py"
+    tmp = tmp_path_factory.mktemp("capi-search")
+    docs = tmp / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text("Glaciers carve deep valleys over thousands of years.")
+    (docs / "b.md").write_text("---\ntitle: Reefs\nregion: pacific\n---\n# Coral\n\nCoral **reefs** shelter fish.")
+    (docs / "c.html").write_text("<html><head><title>Dunes</title></head><body><p>Sand dunes &amp; desert winds.</p>"
+                                 "</body></html>")
+    words = ("river mountain forest ocean desert valley glacier volcano island canyon meadow prairie harbor "
+             "lagoon delta plateau tundra marsh reef dune").split()
+    with open(docs / "d.jsonl", "w") as out:
+        for i in range(40):
+            text = " ".join(words[(i * 7 + j * 3) % len(words)] for j in range(5 + i % 13))
+            out.write(json.dumps({"id": f"rec-{i}", "text": text, "region": ("europe", "pacific")[i % 2]}) + "\n")
+    index = tmp / "index"
+    run_sieve("index", "add", "--index", str(index), "--model", str(TINY), "--quiet", str(docs))
+    return index
+
+
+@pytest.fixture(scope="module")
+def search(sieve) -> Search:
+    return Search(sieve)
+
+
+def cli_search(index: Path, query: str, *args: str) -> dict:
+    return json.loads(run_sieve("search", "--index", str(index), query, "--json", *args).stdout)
+
+
+def without_seconds(result: dict) -> dict:
+    return {k: v for k, v in result.items() if k != "seconds"}
+
+
+@pytest.mark.parametrize("mode", ["vector", "bm25", "hybrid"])
+def test_search_equals_the_cli(sieve, search, search_index, mode):
+    index = search.open(search_index)
+    embedder = sieve.load(TINY)
+    try:
+        for query in SEARCH_QUERIES:
+            for k in (1, 5, 30):
+                want = cli_search(search_index, query, "--mode", mode, "--k", str(k))
+                for model in (None, embedder):  # the index's own model, and the caller's
+                    hits, whole = search.search(index, query, embedder=model, mode=mode, k=k)
+                    assert hits == want["hits"]
+                    assert without_seconds(whole) == without_seconds(want)
+        want = cli_search(search_index, "dunes", "--mode", mode, "--exact")
+        hits, whole = search.search(index, "dunes", embedder=embedder, mode=mode, exact=1)
+        assert hits == want["hits"] and without_seconds(whole) == without_seconds(want)
+    finally:
+        sieve.lib.sieve_model_destroy(embedder)
+        search.lib.sieve_index_destroy(index)
+
+
+@pytest.mark.parametrize("mode", ["vector", "bm25", "hybrid"])
+def test_search_filters_equal_the_cli(search, search_index, mode):
+    index = search.open(search_index)
+    try:
+        for filters in ({"region": "pacific"}, {"region": "nowhere"},
+                        {"source": str(search_index.parent / "docs" / "d.jsonl"), "region": "europe"}):
+            flags = [a for key, value in filters.items() for a in ("--filter", f"{key}={value}")]
+            want = cli_search(search_index, "reef delta", "--mode", mode, "--k", "15", *flags)
+            hits, whole = search.search(index, "reef delta", filters=filters, mode=mode, k=15)
+            assert hits == want["hits"] and without_seconds(whole) == without_seconds(want)
+    finally:
+        search.lib.sieve_index_destroy(index)
+
+
+def test_search_rerank_equals_the_cli(sieve, search, search_index):
+    index = search.open(search_index)
+    reranker = sieve.load(CROSS_ENCODER)
+    try:
+        for mode in ("hybrid", "bm25"):
+            want = cli_search(search_index, "coral reefs shelter fish", "--mode", mode, "--k", "5",
+                              "--rerank", str(CROSS_ENCODER), "--rerank-candidates", "12")
+            hits, whole = search.search(index, "coral reefs shelter fish", reranker=reranker, mode=mode, k=5,
+                                        rerank_candidates=12)
+            assert all(h["rerank_score"] is not None for h in hits)
+            assert hits == want["hits"] and without_seconds(whole) == without_seconds(want)
+    finally:
+        sieve.lib.sieve_model_destroy(reranker)
+        search.lib.sieve_index_destroy(index)
+
+
+def test_index_stats_json_equals_the_cli(search, search_index):
+    index = search.open(search_index)
+    try:
+        stats = json.loads(search.string(search.lib.sieve_index_stats_json, index))
+    finally:
+        search.lib.sieve_index_destroy(index)
+    want = json.loads(run_sieve("index", "stats", "--index", str(search_index), "--json").stdout)
+    # The database's size counts its write-ahead log, which readers may touch.
+    assert {k: v for k, v in stats.items() if k != "database_bytes"} == \
+        {k: v for k, v in want.items() if k != "database_bytes"}
+    assert stats["documents"] == 43
+
+
+def test_search_errors(sieve, search, search_index, tmp_path):
+    with pytest.raises(SieveError) as error:
+        search.open(tmp_path / "none")
+    assert error.value.code == 3  # SIEVE_NOT_FOUND
+    index = search.open(search_index)
+    try:
+        with pytest.raises(SieveError) as error:
+            search.search(index, "q", mode="bm25", k=0)
+        assert error.value.code == 1 and "k" in str(error.value)
+        with pytest.raises(SieveError) as error:
+            search.search(index, "", mode="bm25")
+        assert error.value.code == 2  # SIEVE_INVALID_INPUT
+        other = sieve.load(FIXTURES / "tiny-bert-cls")
+        try:
+            with pytest.raises(SieveError) as error:
+                search.search(index, "q", embedder=other, mode="vector")
+            assert error.value.code == 1 and "tiny-bert-tokens" in str(error.value)
+            with pytest.raises(SieveError) as error:
+                search.search(index, "q", reranker=other, mode="bm25")
+            assert error.value.code == 7  # SIEVE_WRONG_KIND
+        finally:
+            sieve.lib.sieve_model_destroy(other)
+    finally:
+        search.lib.sieve_index_destroy(index)

@@ -1,0 +1,108 @@
+// Local search over the indexes of `sieve serve --index NAME=DIR`:
+// POST /v1/search, GET /v1/indexes, GET /v1/indexes/{name}.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "server/request_json.hpp"
+#include "server/routes.hpp"
+#include "server/served_indexes.hpp"
+#include "sieve/search.hpp"
+
+namespace sieve::server {
+namespace {
+
+using nlohmann::json;
+
+// The shared field readers answer a field of the wrong type with 422 (the
+// embedding APIs' "validation" status); a search request's fields are its
+// options, and a bad option is 400, as the library's own errors map.
+template <class Read>
+auto option(Read&& read) -> decltype(read()) {
+  try {
+    return read();
+  } catch (const HttpError& e) {
+    if (e.status() != 422) throw;
+    throw HttpError(400, e.what(), e.param(), e.code());
+  }
+}
+
+SearchMode read_mode(const json& body) {
+  const auto name = option([&] { return optional_string(body, "mode"); });
+  if (!name) return SearchMode::kHybrid;
+  if (*name == "vector") return SearchMode::kVector;
+  if (*name == "bm25") return SearchMode::kBm25;
+  if (*name == "hybrid") return SearchMode::kHybrid;
+  throw HttpError(400, "`mode` must be \"vector\", \"bm25\" or \"hybrid\", not \"" + *name + "\"", "mode");
+}
+
+std::vector<std::pair<std::string, std::string>> read_filters(const json& body) {
+  std::vector<std::pair<std::string, std::string>> filters;
+  const auto it = body.find("filter");
+  if (it == body.end() || it->is_null()) return filters;
+  if (!it->is_object()) {
+    throw HttpError(400, "`filter` must be an object of metadata keys and string values", "filter");
+  }
+  for (const auto& [key, value] : it->items()) {
+    if (key.empty()) throw HttpError(400, "`filter` keys must not be empty", "filter");
+    if (!value.is_string()) {
+      throw HttpError(400, "`filter` value of \"" + key + "\" must be a string", "filter");
+    }
+    filters.emplace_back(key, value.get<std::string>());
+  }
+  return filters;
+}
+
+// POST /v1/search: the body of sieve::search_result_json, as `sieve search --json` prints it.
+void search(ServerState& state, const ServedIndexes& indexes, const httplib::Request& req, httplib::Response& res) {
+  const json body = parse_object(req.body);
+  const ServedIndex& served = indexes.find(option([&] { return optional_string(body, "index"); }));
+  const std::string query = option([&] { return required_string(body, "query"); });
+  SearchOptions options;
+  options.k = static_cast<std::size_t>(option([&] { return optional_int(body, "k", 1, 1000); }).value_or(10));
+  options.mode = read_mode(body);
+  options.rerank_candidates =
+      static_cast<std::size_t>(option([&] { return optional_int(body, "rerank_candidates", 1, 1000); }).value_or(50));
+  options.exact = option([&] { return optional_bool(body, "exact"); }).value_or(false);
+  options.ef_search = static_cast<std::size_t>(option([&] {
+                                                 return optional_int(body, "ef", 1, 100000);
+                                               }).value_or(static_cast<std::int64_t>(options.ef_search)));
+  options.filters = read_filters(body);
+  const Reranker* reranker = nullptr;
+  if (const auto name = option([&] { return optional_string(body, "rerank"); })) {
+    if (name->empty()) throw HttpError(400, "`rerank` must name a served reranker", "rerank");
+    try {
+      reranker = &state.models.reranker(name).reranker->reranker();
+    } catch (const HttpError& e) {
+      throw HttpError(e.status(), e.what(), "rerank", e.code());
+    }
+  }
+  const Embedder* embedder = options.mode == SearchMode::kBm25 ? nullptr : served.embedder;
+  const SearchResult result = served.index->search(query, options, embedder, reranker);
+  res.set_content(search_result_json(result, query, options.mode), "application/json");
+}
+
+json stats_of(const ServedIndex& served) {
+  json stats = json::parse(index_stats_json(served.index->stats()));
+  stats["name"] = served.name;
+  return stats;
+}
+
+}  // namespace
+
+void add_search_routes(httplib::Server& http, ServerState& state, const ServedIndexes& indexes) {
+  add_raw_route(
+      http, state, "POST", "/v1/search", ApiStyle::kOpenAI,
+      [&state, &indexes](const httplib::Request& req, httplib::Response& res) { search(state, indexes, req, res); });
+  add_route(http, state, "GET", "/v1/indexes", ApiStyle::kOpenAI, [&indexes](const httplib::Request&) {
+    json list = json::array();
+    for (const ServedIndex& served : indexes.all()) list.push_back(stats_of(served));
+    return json{{"indexes", std::move(list)}};
+  });
+  add_route(
+      http, state, "GET", "/v1/indexes/([^/]+)", ApiStyle::kOpenAI,
+      [&indexes](const httplib::Request& req) { return stats_of(indexes.find(req.matches[1].str())); }, false,
+      "/v1/indexes/{name}");
+}
+
+}  // namespace sieve::server

@@ -159,12 +159,12 @@ void SearchIndex::check_model(const Embedder& embedder) const {
                                       ? cached_fingerprint(impl_->folder, info.onnx_file)
                                       : std::string("(not computed)");
   if (info.dimension != recorded.dimension || fingerprint != recorded.onnx_sha256) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "the index in " + impl_->folder.string() + " was built with " + recorded.name + " (" +
-                    recorded.path + ", dimension " + std::to_string(recorded.dimension) + ", ONNX sha256 " +
-                    recorded.onnx_sha256.substr(0, 12) + "); " + info.folder.string() +
-                    " is another model (dimension " + std::to_string(info.dimension) + ", ONNX sha256 " +
-                    fingerprint.substr(0, 12) + ")");
+    throw Error(ErrorCode::kInvalidArgument, "the index in " + impl_->folder.string() + " was built with " +
+                                                 recorded.name + " (" + recorded.path + ", dimension " +
+                                                 std::to_string(recorded.dimension) + ", ONNX sha256 " +
+                                                 recorded.onnx_sha256.substr(0, 12) + "); " + info.folder.string() +
+                                                 " is another model (dimension " + std::to_string(info.dimension) +
+                                                 ", ONNX sha256 " + fingerprint.substr(0, 12) + ")");
   }
 }
 

@@ -48,8 +48,10 @@ ctest --test-dir build-sanitize --output-on-failure -j2
 # The command-line error paths, the server (bad inputs, limits, drain; a leak
 # makes the server's exit status non-zero) and sieve pull against the mock hub
 # (cut connections, bad checksums, a full disk), through the sanitized binary.
+# Also the search index (ingest of every format, SIGKILL at random moments,
+# readers during an add), without the real-model recall test.
 SIEVE_BIN="$root/build-sanitize/sieve" .venv/bin/python -m pytest -q tests/integration/test_cli.py \
-  tests/integration/test_server.py tests/integration/test_pull.py
+  tests/integration/test_server.py tests/integration/test_pull.py tests/integration/test_search.py -k "not recall"
 
 echo "== fuzzing (libFuzzer, bounded time; longer: bash scripts/fuzz.sh SECONDS)"
 bash scripts/fuzz.sh "${SIEVE_FUZZ_SECONDS:-60}"

@@ -1,7 +1,5 @@
 #include "search/ingest.hpp"
 
-#include <openssl/evp.h>
-
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -13,6 +11,7 @@
 #include <sstream>
 
 #include "search/chunker.hpp"
+#include "search/digest.hpp"
 #include "search/extract.hpp"
 #include "sieve/error.hpp"
 
@@ -20,19 +19,6 @@ namespace sieve::search {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string sha256_hex(std::string_view data) {
-  std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
-  unsigned int length = 0;
-  EVP_Digest(data.data(), data.size(), digest.data(), &length, EVP_sha256(), nullptr);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string hex;
-  for (unsigned int i = 0; i < length; ++i) {
-    hex += kHex[digest[i] >> 4];
-    hex += kHex[digest[i] & 15];
-  }
-  return hex;
-}
 
 std::string document_hash(const ExtractedDocument& document) {
   nlohmann::json json = {{"title", document.title}, {"text", document.text}, {"metadata", document.metadata}};
@@ -159,13 +145,7 @@ class PendingWork {
       for (auto& chunk : document.chunks) {
         const auto values = vectors.row(row++);
         chunk.vector.assign(values.begin(), values.end());
-        // The index compares by inner product: every vector has unit length.
-        double norm = 0;
-        for (const float v : chunk.vector) norm += static_cast<double>(v) * v;
-        if (norm > 0) {
-          const auto scale = static_cast<float>(1.0 / std::sqrt(norm));
-          for (float& v : chunk.vector) v *= scale;
-        }
+        normalize(chunk.vector);
       }
     }
   }

@@ -6,6 +6,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "search/digest.hpp"
 #include "search/text_match.hpp"
 #include "sieve/error.hpp"
 
@@ -18,12 +19,7 @@ std::vector<float> query_vector(const Embedder& embedder, std::string_view query
   const std::array<std::string_view, 1> texts{query};
   const Embeddings embedded = embedder.embed(texts);
   std::vector<float> vector(embedded.row(0).begin(), embedded.row(0).end());
-  double norm = 0;
-  for (const float v : vector) norm += static_cast<double>(v) * v;
-  if (norm > 0) {
-    const auto scale = static_cast<float>(1.0 / std::sqrt(norm));
-    for (float& v : vector) v *= scale;
-  }
+  normalize(vector);
   return vector;
 }
 

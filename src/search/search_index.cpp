@@ -8,6 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "search/digest.hpp"
 #include "search/ingest.hpp"
 #include "search/retrieval.hpp"
 #include "search/storage.hpp"

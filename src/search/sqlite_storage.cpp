@@ -1,5 +1,4 @@
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +10,7 @@
 #include <unordered_set>
 
 #include "search/ann_graph.hpp"
+#include "search/digest.hpp"
 #include "search/sqlite.hpp"
 #include "search/storage.hpp"
 #include "search/text_match.hpp"
@@ -51,28 +51,6 @@ CREATE TRIGGER IF NOT EXISTS chunks_removed AFTER DELETE ON chunks BEGIN
   INSERT INTO removed_chunks(chunk_id) VALUES (old.id);
 END;
 )sql";
-
-std::string sha256_file(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw Error(ErrorCode::kNotFound, "cannot read " + file.string());
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> context(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
-  EVP_DigestInit_ex(context.get(), EVP_sha256(), nullptr);
-  std::vector<char> buffer(1 << 20);
-  while (in) {
-    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-    EVP_DigestUpdate(context.get(), buffer.data(), static_cast<std::size_t>(in.gcount()));
-  }
-  std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
-  unsigned int length = 0;
-  EVP_DigestFinal_ex(context.get(), digest.data(), &length);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string hex;
-  for (unsigned int i = 0; i < length; ++i) {
-    hex += kHex[digest[i] >> 4];
-    hex += kHex[digest[i] & 15];
-  }
-  return hex;
-}
 
 void sync_directory(const fs::path& folder) {
   const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -360,7 +338,7 @@ class SqliteStorage final : public IndexStorage {
       if (problem) *problem = "the graph file " + record.file + " the database names is missing";
       return nullptr;
     }
-    if (sha256_file(file) != record.sha256) {
+    if (file_sha256(file) != record.sha256) {
       if (problem) *problem = "the graph file " + record.file + " does not match its recorded SHA-256";
       return nullptr;
     }
@@ -711,7 +689,7 @@ std::size_t SqliteStorage::refresh_graph() {
     Transaction write(db, Transaction::Kind::kWrite);
     auto set = db.prepare("INSERT OR REPLACE INTO meta VALUES (?, ?)");
     set.bind(1, std::string_view("graph_file")).bind(2, name).run();
-    set.bind(1, std::string_view("graph_sha256")).bind(2, sha256_file(folder_ / name)).run();
+    set.bind(1, std::string_view("graph_sha256")).bind(2, file_sha256(folder_ / name)).run();
     set.bind(1, std::string_view("graph_covers_chunk")).bind(2, std::to_string(max_chunk)).run();
     set.bind(1, std::string_view("graph_covers_removed")).bind(2, std::to_string(removed)).run();
     db.prepare("DELETE FROM removed_chunks WHERE seq <= ?").bind(1, removed).run();
@@ -856,10 +834,6 @@ CheckReport SqliteStorage::check() const {
 std::unique_ptr<IndexStorage> open_sqlite_storage(const std::filesystem::path& folder,
                                                   const std::optional<StorageConfig>& create) {
   return std::make_unique<SqliteStorage>(folder, create);
-}
-
-std::string file_sha256(const std::filesystem::path& file) {
-  return sha256_file(file);
 }
 
 }  // namespace sieve::search

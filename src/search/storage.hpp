@@ -113,7 +113,4 @@ class IndexStorage {
 std::unique_ptr<IndexStorage> open_sqlite_storage(const std::filesystem::path& folder,
                                                   const std::optional<StorageConfig>& create);
 
-// The SHA-256 of a file, in hex (models' fingerprints, graph files).
-std::string file_sha256(const std::filesystem::path& file);
-
 }  // namespace sieve::search

@@ -459,9 +459,12 @@ std::string html_text(std::string_view content, std::string* title, const std::s
                 source + ": HTML document too large (" + std::to_string(html.size()) + " bytes)");
   }
   prepare_libxml();
-  const XmlDocPtr doc(
-      htmlReadMemory(html.data(), static_cast<int>(html.size()), nullptr, encoding ? encoding->c_str() : nullptr,
-                     HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING | HTML_PARSE_NONET));
+  // Without XML_PARSE_HUGE libxml2 stops at nesting depth 256 and silently drops the rest of the page; its
+  // parser and the renderer below are iterative, so depth costs no stack.
+  constexpr int kParseOptions =
+      HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING | HTML_PARSE_NONET | XML_PARSE_HUGE;
+  const XmlDocPtr doc(htmlReadMemory(html.data(), static_cast<int>(html.size()), nullptr,
+                                     encoding ? encoding->c_str() : nullptr, kParseOptions));
   if (!doc) return {};
 
   std::string first_h1;

@@ -153,6 +153,19 @@ TEST(Extract, HtmlRecoversFromBrokenMarkup) {
   EXPECT_EQ(html_to_text("a < b && c > d"), "a < b && c > d");
 }
 
+TEST(Extract, HtmlKeepsTextAtAnyNestingDepth) {
+  // libxml2 stops at depth 256 without XML_PARSE_HUGE and silently drops what follows; generated pages nest
+  // that deep. Both the parser and the renderer must be iterative for the deepest case.
+  for (const int depth : {300, 5000, 200000}) {
+    std::string html = "<html><body><p>before</p>";
+    for (int i = 0; i < depth; ++i) html += "<div>";
+    html += "deep text";
+    for (int i = 0; i < depth; ++i) html += "</div>";
+    html += "<p>after</p></body></html>";
+    EXPECT_EQ(html_to_text(html), "before\n\ndeep text\n\nafter") << "depth " << depth;
+  }
+}
+
 TEST(Extract, HtmlHonoursADeclaredCharset) {
   // "Café naïve “q”" in windows-1252, which a latin1 label means in practice.
   std::string title;

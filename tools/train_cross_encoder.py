@@ -42,7 +42,6 @@ import random
 import shutil
 import site
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -187,20 +186,18 @@ def train(groups, base: Path, tokenizer, options: Options, log) -> tuple[object,
     return model, losses
 
 
-def write_folder(model, base: Path, final: Path, info: dict, stamp_text: str) -> None:
+def save_cross_encoder(model, base: Path, final: Path, info: dict, stamp_text: str) -> None:
     import bert_onnx
     from make_cross_encoder import SPECIAL_TOKENS_MAP, _vocab_txt, write_json
     from safetensors.numpy import save_file
+    from sieve_tools.model_folder import write_folder
     weights = {name: tensor.detach().cpu().numpy().copy() for name, tensor in model.state_dict().items()}
     cfg = json.loads((base / "config.json").read_text(encoding="utf-8"))
     cfg.update({"architectures": ["BertForSequenceClassification"], "id2label": {"0": "LABEL_0"},
                 "label2id": {"LABEL_0": 0}, "max_position_embeddings": cfg.get("max_position_embeddings", 512)})
     tokenizer_json = json.loads((base / "tokenizer.json").read_text(encoding="utf-8"))
 
-    final.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.tmp-", dir=final.parent))
-    os.chmod(tmp, 0o755)
-    try:
+    def write(tmp: Path) -> None:
         graph = bert_onnx.build_bert_graph(weights, cfg, classifier=True, graph_name=final.name)
         bert_onnx.save_model(graph, tmp / "model.onnx")
         save_file(weights, str(tmp / "model.safetensors"), metadata={"format": "pt"})
@@ -215,12 +212,8 @@ def write_folder(model, base: Path, final: Path, info: dict, stamp_text: str) ->
         })
         write_json(tmp / "training.json", info)
         (tmp / STAMP).write_text(stamp_text + "\n")
-        if final.exists():
-            shutil.rmtree(final)
-        os.rename(tmp, final)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+
+    write_folder(None, final, write)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -276,7 +269,7 @@ def main(argv: list[str] | None = None) -> int:
         "last_loss": sum(losses[-10:]) / max(1, len(losses[-10:])),
         "seconds": round(time.monotonic() - started, 1),
     }
-    write_folder(model, base, final, info, stamp_text)
+    save_cross_encoder(model, base, final, info, stamp_text)
     log(f"{final} written in {info['seconds']}s (loss {info['first_loss']:.3f} -> {info['last_loss']:.3f})")
     return 0
 

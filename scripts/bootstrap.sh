@@ -2,7 +2,16 @@
 # Sets up everything Sieve needs on a fresh Debian 12 machine, idempotently:
 # Debian packages, ONNX Runtime, the Python venv, the build, and the
 # all-MiniLM-L6-v2 model folder. Needs root (or sudo) for apt.
+#   bash scripts/bootstrap.sh [--packages-only]
+# --packages-only stops after the Debian packages, so that a caller can start
+# other set-up that needs them (scripts/test.sh) alongside the build.
 set -euo pipefail
+packages_only=false
+case "${1:-}" in
+  "") ;;
+  --packages-only) packages_only=true ;;
+  *) echo "usage: bootstrap.sh [--packages-only]" >&2; exit 2 ;;
+esac
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 # shellcheck source=versions.sh
@@ -44,6 +53,7 @@ if ((${#missing[@]})); then
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 if ! command -v go >/dev/null && [[ -x /usr/local/go/bin/go ]]; then export PATH="/usr/local/go/bin:$PATH"; fi
+if $packages_only; then exit 0; fi
 
 # --- ONNX Runtime ---------------------------------------------------------
 bash scripts/fetch_onnxruntime.sh

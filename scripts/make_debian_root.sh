@@ -20,6 +20,7 @@ if [[ -z "$mirror" ]]; then
   echo "make_debian_root: no Debian mirror found in apt's sources" >&2
   exit 1
 fi
+mkdir -p "$(dirname "$dir")"
 rm -rf "$dir.partial"
 as_root debootstrap --variant=minbase bookworm "$dir.partial" "$mirror" >"$dir.log" 2>&1 || {
   tail -20 "$dir.log" >&2

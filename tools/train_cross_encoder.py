@@ -221,10 +221,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "build/fixtures"),
                     help="folder that receives the model folder")
     ap.add_argument("--name", default=FOLDER, help="the model folder's name")
-    ap.add_argument("--queries", type=int, default=1800, help="training summaries (groups)")
+    ap.add_argument("--queries", type=int, default=600, help="training summaries (groups)")
     ap.add_argument("--hard-negatives", type=int, default=2, help="bi-encoder-ranked negatives per summary")
     ap.add_argument("--epochs", type=int, default=1)
-    ap.add_argument("--max-length", type=int, default=96, help="tokens of a training pair")
+    ap.add_argument("--max-length", type=int, default=64, help="tokens of a training pair")
     ap.add_argument("--batch-groups", type=int, default=8, help="summaries per optimizer step")
     ap.add_argument("--learning-rate", type=float, default=1e-4, help="of the encoder")
     ap.add_argument("--head-learning-rate", type=float, default=2e-3, help="of the pooler and classifier")

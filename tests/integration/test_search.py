@@ -260,12 +260,11 @@ RERANKER = FIXTURES / "cross-encoder-docstrings"
 EXPORT_PYTHON = ROOT / ".venv-export" / "bin" / "python"
 RERANK_CANDIDATES = 20
 # The trained reranker is about as good as the first stage, no better (a few minutes of training on two
-# cores against all-MiniLM-L6-v2's billion pairs): 0.83 after reranking against hybrid's 0.84 on
-# 2026-12-02. A reranker that knows nothing of relevance (the random-weight fixture, same architecture)
-# shuffles the candidates: about half of recall@20 is left.
+# cores against all-MiniLM-L6-v2's billion pairs): 0.81 after reranking against hybrid's 0.84 on
+# 2026-12-02. The floor also tells a reranker that knows relevance from one that does not: the
+# random-weight fixture (same architecture, no training) shuffles the candidates to 0.49.
 RERANK_FLOOR = 0.70
 RERANK_MAX_LOSS = 0.12
-RERANK_OVER_RANDOM = 0.15
 
 
 def search_all(index: Path, queries: list[tuple[str, str]], *extra: str) -> list[dict]:
@@ -328,18 +327,14 @@ def test_recall_at_10_after_reranking_with_a_real_model_cross_encoder(docstring_
     first_stage = search_all(index, queries, "--mode", "hybrid", "--k", str(RERANK_CANDIDATES))
     reranked = search_all(index, queries, "--mode", "hybrid", "--k", "10", "--rerank", str(reranker),
                           "--rerank-candidates", str(RERANK_CANDIDATES))
-    shuffled = search_all(index, queries, "--mode", "hybrid", "--k", "10", "--rerank", str(CROSS_ENCODER),
-                          "--rerank-candidates", str(RERANK_CANDIDATES))
     recall = {"hybrid": recall_at(10, queries, first_stage),
               f"hybrid@{RERANK_CANDIDATES}": recall_at(RERANK_CANDIDATES, queries, first_stage),
-              "hybrid+rerank": recall_at(10, queries, reranked),
-              "hybrid+random-weight rerank": recall_at(10, queries, shuffled)}
+              "hybrid+rerank": recall_at(10, queries, reranked)}
     print(f"\nrecall@10 on {len(queries)} docstring queries, reranking the top {RERANK_CANDIDATES}: {recall}")
     # Reranking only reorders the candidates: it can find no document they lack.
     assert recall["hybrid+rerank"] <= recall[f"hybrid@{RERANK_CANDIDATES}"]
     assert recall["hybrid+rerank"] >= RERANK_FLOOR, recall
     assert recall["hybrid+rerank"] >= recall["hybrid"] - RERANK_MAX_LOSS, recall
-    assert recall["hybrid+rerank"] >= recall["hybrid+random-weight rerank"] + RERANK_OVER_RANDOM, recall
 
 
 def test_real_model_cross_encoder_scores_match_sentence_transformers(docstring_index, reranker):

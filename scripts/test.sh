@@ -13,12 +13,23 @@ stage_name=""
 stage_start=$SECONDS
 stage() {
   if [[ -n "$stage_name" ]]; then
-    stage "$stage_name: $((SECONDS - stage_start)) s (run so far: $((SECONDS - run_start)) s)"
+    echo "== $stage_name: $((SECONDS - stage_start)) s (run so far: $((SECONDS - run_start)) s)"
   fi
   stage_name="$1"
   stage_start=$SECONDS
-  [[ -z "$stage_name" ]] || stage "$stage_name"
+  [[ -z "$stage_name" ]] || echo "== $stage_name"
 }
+setup_logs=""
+on_exit() {
+  local code=$?
+  # Set-up steps still running in the background when an earlier one failed.
+  jobs -p | xargs -r kill 2>/dev/null || true
+  [[ -z "$setup_logs" ]] || rm -rf "$setup_logs"
+  if ((code != 0)); then
+    echo "== failed in stage \"$stage_name\" after $((SECONDS - stage_start)) s (run so far: $((SECONDS - run_start)) s)" >&2
+  fi
+}
+trap on_exit EXIT
 
 stage "set-up"
 # The Debian packages first; then the export environment (mostly downloads) and
@@ -26,7 +37,6 @@ stage "set-up"
 # bootstrap builds, each logging to a file that is shown if it fails.
 bash scripts/bootstrap.sh --packages-only
 setup_logs="$(mktemp -d)"
-trap 'rm -rf "$setup_logs"' EXIT
 # The export tools' own virtual environment (torch, transformers, optimum) for
 # tests/integration/test_export_tool.py; kept out of .venv, whose pins differ.
 bash scripts/setup_export_env.sh >"$setup_logs/export-env.log" 2>&1 &

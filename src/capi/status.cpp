@@ -1,6 +1,7 @@
 #include "capi/status.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 
@@ -135,7 +136,12 @@ void sieve_status_destroy(sieve_status* status) {
 }
 
 const char* sieve_status_code_name(sieve_status_code code) {
-  switch (code) {
+  // A caller's out-of-range value may not even be loaded as the enum type in
+  // C++ (undefined behaviour): it is read as the integer it is.
+  static_assert(sizeof(sieve_status_code) == sizeof(std::int32_t));
+  std::int32_t value = 0;
+  std::memcpy(&value, &code, sizeof value);
+  switch (value) {
     case SIEVE_OK: return "ok";
     case SIEVE_INVALID_ARGUMENT: return "invalid_argument";
     case SIEVE_INVALID_INPUT: return "invalid_input";

@@ -490,7 +490,7 @@ struct CmarkIterDeleter {
 using CmarkNodePtr = std::unique_ptr<cmark_node, CmarkNodeDeleter>;
 using CmarkIterPtr = std::unique_ptr<cmark_iter, CmarkIterDeleter>;
 
-using Metadata = std::map<std::string, std::string>;
+using MetadataMap = std::map<std::string, std::string>;
 
 std::string_view node_literal(cmark_node* node) {
   const char* literal = cmark_node_get_literal(node);
@@ -525,10 +525,10 @@ bool is_fence(std::string_view line) {
 // Splits off YAML-style front matter and reads its flat `key: value` lines. Nested YAML (indented lines, lists) is
 // tolerated and skipped; any other line means the leading `---` was a thematic break, not front matter, and the
 // document is left whole so that no prose is lost.
-std::string_view split_front_matter(std::string_view markdown, Metadata& metadata) {
+std::string_view split_front_matter(std::string_view markdown, MetadataMap& metadata) {
   const Line first = line_at(markdown, 0);
   if (!is_fence(first.text)) return markdown;
-  Metadata found;
+  MetadataMap found;
   for (std::size_t pos = first.next; pos < markdown.size();) {
     const Line line = line_at(markdown, pos);
     pos = line.next;
@@ -586,9 +586,9 @@ bool inside_list(cmark_node* node) {
   return false;
 }
 
-std::string markdown_text(std::string_view content, std::string* title, Metadata* metadata, const std::string& source) {
+std::string markdown_text(std::string_view content, std::string* title, MetadataMap* metadata, const std::string& source) {
   require_utf8(content, source);
-  Metadata front;
+  MetadataMap front;
   const std::string_view markdown = split_front_matter(strip_bom(content), front);
 
   const CmarkNodePtr root(cmark_parse_document(markdown.data(), markdown.size(), CMARK_OPT_DEFAULT));
@@ -755,7 +755,7 @@ std::vector<ExtractedDocument> extract_documents(std::string_view content, Sourc
       doc.text = std::string(strip_bom(content));
       break;
     case SourceFormat::kMarkdown: {
-      Metadata metadata;
+      MetadataMap metadata;
       doc.text = markdown_text(content, &doc.title, &metadata, source_key);
       doc.metadata.assign(metadata.begin(), metadata.end());
       break;

@@ -21,8 +21,8 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string document_hash(const ExtractedDocument& document) {
-  nlohmann::json json = {{"title", document.title}, {"text", document.text}, {"metadata", document.metadata}};
-  return sha256_hex(json.dump());
+  nlohmann::json fields = {{"title", document.title}, {"text", document.text}, {"metadata", document.metadata}};
+  return sha256_hex(fields.dump());
 }
 
 struct SourceFile {

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+import tier
+
 ROOT = Path(__file__).resolve().parents[2]
 SHARED_TOKENIZERS = ROOT.parent / "shared" / "tokenizers"
 MODEL = ROOT / "models" / "all-MiniLM-L6-v2"
@@ -107,7 +109,12 @@ def record_parity(line: str) -> None:
     _PARITY_LINES.append(line)
 
 
+def pytest_report_header(config) -> str:
+    return tier.describe()
+
+
 def pytest_terminal_summary(terminalreporter) -> None:
+    terminalreporter.write_line(tier.describe())
     if _PARITY_LINES:
         terminalreporter.section("tokenizer parity with Hugging Face")
         for line in _PARITY_LINES:

@@ -4,7 +4,7 @@
 - the whole C test (--fast): no invalid reads or writes, no uninitialised
   values, no definite leaks;
 - models and tokenizers created, used and destroyed SIEVE_MEMCHECK_ROUNDS
-  times (default 50) leave no more memory behind at exit than once: a leak
+  times (default 50 in the full tier, 10 in the fast one) leave no more memory behind at exit than once: a leak
   that stays reachable (a growing cache) shows there, not as a definite leak;
 - handles a caller forgets to destroy are found despite the suppressions.
 
@@ -20,12 +20,13 @@ from pathlib import Path
 
 import pytest
 
+import tier
 from conftest import ROOT
 
 CAPI_TEST = Path(os.environ.get("SIEVE_CAPI_TEST", ROOT / "build" / "sieve_capi_test"))
 FIXTURES = Path(os.environ.get("SIEVE_FIXTURES_DIR", ROOT / "build" / "fixtures"))
 SUPPRESSIONS = ROOT / "tests" / "valgrind.supp"
-ROUNDS = int(os.environ.get("SIEVE_MEMCHECK_ROUNDS", "50"))
+ROUNDS = int(os.environ.get("SIEVE_MEMCHECK_ROUNDS", tier.fast_or_full("10", "50")))
 # valgrind's exit status for its own findings, told apart from the C test's
 # own failures (1) and set-up errors (2).
 VALGRIND_FOUND = 97

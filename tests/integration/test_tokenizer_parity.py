@@ -2,7 +2,10 @@
 equal Hugging Face tokenizers' on every line of the corpus, for every
 tokenizer.json under ../shared/tokenizers/, the exported model's own, and the
 tokenizers that tools/train_tokenizers.py trains to use every component and
-option; for single texts and pairs, with and without truncation.
+option; for single texts and pairs, with and without truncation.  The full
+tier (scripts/test.sh --full) compares every line and every code point; the
+fast tier, FAST_LINES lines per tokenizer and mode and a share of the code
+points, drawn with the run's seed (tier.py), a different sample each commit.
 
 Each tokenizer runs in these modes, each one Sieve run per line group:
   single              every line, whole, with the file's own truncation and
@@ -49,6 +52,8 @@ from pathlib import Path
 
 import pytest
 
+import tier  # noqa: E402
+
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "true")
 from tokenizers import Tokenizer  # noqa: E402
 
@@ -83,6 +88,12 @@ PAIR_TRUNCATION = [
     dict(max_length=20, strategy="longest_first", stride=4),
 ]
 SHOWN_MISMATCHES = 5
+# Lines each tokenizer and mode compares in the fast tier (tier.py), drawn
+# from the whole corpus with the run's seed; the full tier compares all.
+FAST_LINES = 2000
+# The fraction of code points (or lines of them) the fast tier's
+# every-code-point tests compare.
+FAST_CODE_POINT_SHARE = 8
 
 
 # ---------------------------------------------------------------- the tokenizers
@@ -160,12 +171,8 @@ def texts(corpus_file) -> Texts:
             out.numbers.append(number)
         except UnicodeDecodeError:
             out.invalid += 1
-    limit = int(os.environ.get("SIEVE_PARITY_LINES", "0"))
-    if limit:  # for quick local runs only; the assertion below keeps CI honest
-        print(f"SIEVE_PARITY_LINES={limit}: comparing only the first {limit} lines")
-        out.lines, out.numbers = out.lines[:limit], out.numbers[:limit]
-    else:
-        assert len(out.lines) >= MIN_CORPUS_LINES
+    # The whole corpus is always built; the fast tier compares a sample of it.
+    assert len(out.lines) >= MIN_CORPUS_LINES
     return out
 
 
@@ -320,15 +327,19 @@ def test_matches_hugging_face(subject, mode, texts, trained_tokenizers):
     pair = mode.startswith("pair")
     untruncated = mode == "single-untruncated"
     chars = CHARS.get(mode)
-    all_inputs = pairs_of(texts.lines, chars) if pair else \
+    every_input = pairs_of(texts.lines, chars) if pair else \
         [t[:chars] for t in texts.lines] if chars else texts.lines
+    # Pairs are made from the whole corpus first, so a sampled pair is the one the full tier compares.
+    chosen = tier.sample_indices(len(every_input), FAST_LINES, f"parity:{subject.name}:{mode}")
+    all_inputs = [every_input[i] for i in chosen]
+    all_numbers = [texts.numbers[i] for i in chosen]
 
     tally = Tally()
     try:
         for g, (group, truncation) in enumerate(groups):
             # Line i goes to group i mod len(groups): every line is compared once.
             inputs = all_inputs[g::len(groups)]
-            numbers = texts.numbers[g::len(groups)]
+            numbers = all_numbers[g::len(groups)]
             args = ["--pair"] if pair else []
             if untruncated:
                 args += ["--truncation", "none"]
@@ -358,7 +369,9 @@ def test_matches_hugging_face(subject, mode, texts, trained_tokenizers):
         raise
 
     summary = f"{label}: {tally.compared} lines compared, {tally.mismatched} mismatched"
-    notes = [f"{texts.invalid} not UTF-8 skipped"] if texts.invalid else []
+    notes = [f"sampled from {len(every_input)}"] if len(all_inputs) < len(every_input) else []
+    if texts.invalid:
+        notes.append(f"{texts.invalid} not UTF-8 skipped")
     if tally.refused:
         notes.append(f"{tally.refused} refused by both")
     if notes:
@@ -393,8 +406,8 @@ def test_every_code_point_matches_hugging_face(name, tmp_path):
     tokenizer_file = SHARED_TOKENIZERS / name / "tokenizer.json"
     if not tokenizer_file.exists():
         pytest.skip(f"{tokenizer_file} not present")
-    texts = [f"a{chr(cp)}b" for cp in range(1, 0x110000)
-             if not (0xD800 <= cp <= 0xDFFF) and cp not in (0x0A, 0x0D)]
+    every = [f"a{chr(cp)}b" for cp in range(1, 0x110000) if not (0xD800 <= cp <= 0xDFFF) and cp not in (0x0A, 0x0D)]
+    texts = tier.sample(every, len(every) // FAST_CODE_POINT_SHARE, f"every-code-point:{name}")
     tokenizer = Tokenizer.from_file(str(tokenizer_file))
     tokenizer.no_padding()
     reference = tokenizer.encode_batch(texts)
@@ -403,7 +416,7 @@ def test_every_code_point_matches_hugging_face(name, tmp_path):
     outputs = stdout_lines(result.stdout)
     assert len(outputs) == len(texts)
     mismatched = [i for i, (line, ref) in enumerate(zip(outputs, reference)) if json.loads(line)["ids"] != ref.ids]
-    summary = f"{name} every-code-point: {len(texts)} lines compared, {len(mismatched)} mismatched"
+    summary = f"{name} every-code-point: {len(texts)} of {len(every)} lines compared, {len(mismatched)} mismatched"
     print(f"\n{summary}")
     record_parity(summary)
     assert not mismatched, [hex(ord(texts[i][1])) for i in mismatched[:20]]
@@ -437,7 +450,8 @@ def _unk_only_tokenizer(pre_tokenizer, normalizer=None):
 def _compare_every_code_point(label: str, tokenizer: Tokenizer, tmp_path, field: str) -> None:
     path = tmp_path / "tokenizer.json"
     tokenizer.save(str(path))
-    lines = _all_code_point_lines()
+    every = _all_code_point_lines()
+    lines = tier.sample(every, len(every) // FAST_CODE_POINT_SHARE, f"every-code-point:{label}")
     reference = tokenizer.encode_batch(lines)
     result = run_sieve("tokenize", "--tokenizer", str(path), "--offsets", "--threads", THREADS,
                        input=("\n".join(lines) + "\n").encode("utf-8"))
@@ -449,7 +463,7 @@ def _compare_every_code_point(label: str, tokenizer: Tokenizer, tmp_path, field:
         want = [list(o) for o in ref.offsets] if field == "offsets" else ref.ids
         if [list(o) for o in got[field]] != want if field == "offsets" else got[field] != want:
             mismatched.append(i)
-    summary = f"{label} every-code-point: {len(lines)} lines compared, {len(mismatched)} mismatched"
+    summary = f"{label} every-code-point: {len(lines)} of {len(every)} lines compared, {len(mismatched)} mismatched"
     print(f"\n{summary}")
     record_parity(summary)
     assert not mismatched, lines[mismatched[0]][:40]

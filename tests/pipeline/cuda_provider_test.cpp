@@ -56,15 +56,15 @@ bool cuda_required() {
     }                                                                \
   } while (false)
 
-const std::vector<std::string_view> kTexts = {"a short one", "", "a somewhat longer text about embeddings on a GPU",
+const std::vector<std::string_view> kGpuTexts = {"a short one", "", "a somewhat longer text about embeddings on a GPU",
                                               "ÉCOLE naïve café"};
 
 TEST(CudaProvider, EmbeddingsEqualTheCpuOnes) {
   SKIP_OR_FAIL_WITHOUT_CUDA();
   EmbedderOptions gpu;
   gpu.runtime = cuda_runtime();
-  const auto on_gpu = Embedder::load(testing::fixtures_dir() / "tiny-bert-tokens", gpu).embed(kTexts);
-  const auto on_cpu = Embedder::load(testing::fixtures_dir() / "tiny-bert-tokens").embed(kTexts);
+  const auto on_gpu = Embedder::load(testing::fixtures_dir() / "tiny-bert-tokens", gpu).embed(kGpuTexts);
+  const auto on_cpu = Embedder::load(testing::fixtures_dir() / "tiny-bert-tokens").embed(kGpuTexts);
   ASSERT_EQ(on_gpu.data.size(), on_cpu.data.size());
   for (std::size_t i = 0; i < on_cpu.data.size(); ++i) EXPECT_NEAR(on_gpu.data[i], on_cpu.data[i], 1e-5) << i;
 }
@@ -76,8 +76,8 @@ TEST(CudaProvider, RerankerScoresEqualTheCpuOnes) {
   const auto folder = testing::fixtures_dir() / "cross-encoder-minilm-l6";
   const auto reranker = Reranker::load(folder, gpu);
   EXPECT_EQ(reranker.info().providers.front(), "cuda");
-  const auto on_gpu = reranker.score("what runs on a GPU?", kTexts);
-  const auto on_cpu = Reranker::load(folder).score("what runs on a GPU?", kTexts);
+  const auto on_gpu = reranker.score("what runs on a GPU?", kGpuTexts);
+  const auto on_cpu = Reranker::load(folder).score("what runs on a GPU?", kGpuTexts);
   ASSERT_EQ(on_gpu.size(), on_cpu.size());
   for (std::size_t i = 0; i < on_cpu.size(); ++i) EXPECT_NEAR(on_gpu[i], on_cpu[i], 1e-5) << i;
 }

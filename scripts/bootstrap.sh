@@ -22,7 +22,7 @@ as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
 
 # --- Debian packages -------------------------------------------------------
 packages=(
-  build-essential cmake ninja-build pkg-config git unzip ca-certificates
+  build-essential cmake ninja-build pkg-config git unzip ca-certificates ccache
   python3 python3-venv
   nlohmann-json3-dev libutf8proc-dev libpcre2-dev libcli11-dev libspdlog-dev libfmt-dev libcpp-httplib-dev
   libcurl4-openssl-dev libssl-dev
@@ -81,7 +81,14 @@ fi
 
 # --- Build ------------------------------------------------------------------
 build_dir="${SIEVE_BUILD_DIR:-build}"
-cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSIEVE_WERROR=ON >/dev/null
+# A unity build (SIEVE_UNITY_BUILD=ON, the default: several sources per
+# compiler run, so shared headers and templates are compiled once per batch)
+# through ccache where it is installed (its cache lives outside the tree).
+cmake_args=(-DCMAKE_BUILD_TYPE=Release -DSIEVE_WERROR=ON "-DCMAKE_UNITY_BUILD=${SIEVE_UNITY_BUILD:-ON}")
+if command -v ccache >/dev/null; then
+  cmake_args+=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+cmake -S . -B "$build_dir" -G Ninja "${cmake_args[@]}" >/dev/null
 cmake --build "$build_dir"
 # The C ABI as a user installs it (header, libsieve.so/.a, pkg-config file,
 # CMake package): what the Go and Zig bindings and their tests build against.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the tokenizer's libFuzzer targets (clang; ASan, UBSan and LSan) in
-# build-fuzz and runs each for SECONDS (default 60, or SIEVE_FUZZ_SECONDS).
+# build-fuzz and runs each for SECONDS (default 60, or SIEVE_FUZZ_SECONDS);
+# `fuzz.sh --build-only` only builds them.
 # Exits non-zero on any crash, hang, leak, sanitizer report or broken
 # invariant, printing the reproducer; rerun one with
 #   build-fuzz/tests/fuzz/<target> <reproducer>
@@ -10,6 +11,8 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
+build_only=false
+if [[ "${1:-}" == "--build-only" ]]; then build_only=true; shift; fi
 seconds="${1:-${SIEVE_FUZZ_SECONDS:-60}}"
 build_dir="${SIEVE_FUZZ_BUILD_DIR:-build-fuzz}"
 shared_tokenizers="${SIEVE_SHARED_TOKENIZERS:-$root/../shared/tokenizers}"
@@ -25,10 +28,17 @@ done
 # tables only (-gline-tables-only), which is all a report needs and compiles
 # faster than full debug information.
 flags="-O1 -gline-tables-only -D_GLIBCXX_ASSERTIONS"
+# A unity build (several sources per compiler run), through ccache where it is installed.
+launcher=()
+if command -v ccache >/dev/null; then
+  launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
 CC=clang CXX=clang++ cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_FLAGS_RELWITHDEBINFO="$flags" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$flags" \
-  -DSIEVE_WERROR=ON -DSIEVE_BUILD_FUZZ=ON -DSIEVE_BUILD_TESTS=OFF -DSIEVE_BUILD_BENCH=OFF >/dev/null
+  -DSIEVE_WERROR=ON -DSIEVE_BUILD_FUZZ=ON -DSIEVE_BUILD_TESTS=OFF -DSIEVE_BUILD_BENCH=OFF -DCMAKE_UNITY_BUILD=ON \
+  "${launcher[@]}" >/dev/null
 cmake --build "$build_dir" --target "${targets[@]}" -- -j "${SIEVE_FUZZ_JOBS:-$(nproc)}"
+if $build_only; then exit 0; fi
 
 # Seeds for the document target: the hand-written ones, and the real
 # tokenizers cut down to a few hundred tokens (their full vocabularies make

@@ -1,42 +1,211 @@
 #!/usr/bin/env bash
-# Sets up everything (scripts/bootstrap.sh), then runs the whole test suite:
-# unit tests (GoogleTest via ctest, and the C ABI's test in C), integration
-# and parity tests (pytest), the Go and Zig bindings' tests, and the unit
-# tests again in a sanitizer build (ASan + UBSan + LSan).
-# Each stage prints its duration: CI allows the whole run 90 minutes.
+# Sets up everything (scripts/bootstrap.sh), then runs the test suite in one of
+# two tiers:
+#
+#   bash scripts/test.sh            the fast tier, what CI runs: every kind of
+#                                   check (unit, parity, integration, Go, Zig,
+#                                   the sanitizer build and its tests, every
+#                                   fuzz target) on samples of the large inputs
+#   bash scripts/test.sh --full     the full tier: every input at full depth
+#   bash scripts/test.sh --seed N   the fast tier with the samples of seed N
+#
+# The fast tier draws its samples (corpus lines, code points, queries, rounds)
+# with a seed derived from the commit, printed at the start and the end, so
+# successive commits cover the whole of each input and `--seed N` draws the
+# same samples again to reproduce a failure.
+#
+# Every stage prints its duration; the run ends with a table of each stage's
+# budget (the BUDGETS below, for a cold clone with empty caches on a 2-core
+# machine) against its actual time. Time never fails the run: an overrun is a
+# loud warning, so that drift shows long before CI's hard limit.
+#
+# Caches live outside the clone, in SIEVE_CACHE_DIR (default
+# ~/.cache/sieve): compiler results (ccache), pip downloads, the Go and Zig
+# build caches and the trained cross-encoder, so a second run on the same
+# machine reuses them. SIEVE_CACHE_DIR=$(mktemp -d) measures a cold run.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
+usage() { sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+tier=fast
+seed=""
+while (($#)); do
+  case "$1" in
+    --full) tier=full ;;
+    --fast) tier=fast ;;
+    --seed) [[ $# -ge 2 && "$2" =~ ^[0-9]+$ ]] || { echo "test.sh: --seed needs a number" >&2; exit 2; }
+            seed="$2"; shift ;;
+    --seed=*) seed="${1#--seed=}"
+              [[ "$seed" =~ ^[0-9]+$ ]] || { echo "test.sh: --seed needs a number" >&2; exit 2; } ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "test.sh: unknown argument $1" >&2; usage >&2; exit 2 ;;
+  esac
+  shift
+done
+if [[ -z "$seed" ]]; then
+  # The first 8 hex digits of the commit, as tests/integration/tier.py does.
+  head="$(git rev-parse HEAD 2>/dev/null || true)"
+  if [[ "$head" =~ ^[0-9a-f]{8} ]]; then seed=$((16#${head:0:8})); else seed=0; fi
+fi
+export SIEVE_TEST_TIER="$tier" SIEVE_TEST_SEED="$seed"
+
+# --------------------------------------------------------------- budgets
+# Seconds per stage on this project's 2-core machine, from a cold clone with
+# empty caches (set-up includes the Release build). The one place to change.
+# Background stages (marked so) overlap the integration tests; "whole run" is
+# the wall time of everything, which CI allows 90 minutes and the fast tier
+# must keep within 40.
+declare -A BUDGET_FAST=(
+  ["packages"]=240
+  ["formatting"]=10
+  ["set-up"]=480
+  ["fixtures"]=210
+  ["unit tests"]=60
+  ["integration and parity tests"]=1000
+  ["Zig and Go bindings"]=600
+  ["sanitizer and fuzzer builds"]=900
+  ["unit tests, sanitized"]=150
+  ["integration tests, sanitized"]=180
+  ["fuzzing"]=60
+  ["whole run"]=2400
+)
+declare -A BUDGET_FULL=(
+  ["packages"]=240
+  ["formatting"]=10
+  ["set-up"]=480
+  ["fixtures"]=720
+  ["unit tests"]=60
+  ["integration and parity tests"]=2400
+  ["Zig and Go bindings"]=600
+  ["sanitizer and fuzzer builds"]=900
+  ["unit tests, sanitized"]=150
+  ["integration tests, sanitized"]=180
+  ["fuzzing"]=180
+  ["whole run"]=5400
+)
+if [[ "$tier" == full ]]; then
+  declare -n BUDGET=BUDGET_FULL
+else
+  declare -n BUDGET=BUDGET_FAST
+fi
+# The fast tier runs each fuzz target for this long, the full tier for a minute.
+fuzz_seconds="${SIEVE_FUZZ_SECONDS:-$([[ "$tier" == full ]] && echo 60 || echo 15)}"
+
+# --------------------------------------------------------------- caches
+cache="${SIEVE_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/sieve}"
+mkdir -p "$cache"
+cache="$(cd "$cache" && pwd)"
+export SIEVE_CACHE_DIR="$cache"
+export CCACHE_DIR="${CCACHE_DIR:-$cache/ccache}"
+export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-4G}"
+export PIP_CACHE_DIR="${PIP_CACHE_DIR:-$cache/pip}"
+export GOCACHE="${GOCACHE:-$cache/go-build}"
+export ZIG_GLOBAL_CACHE_DIR="${ZIG_GLOBAL_CACHE_DIR:-$cache/zig}"
+
+# --------------------------------------------------------------- stages
 run_start=$SECONDS
 stage_name=""
 stage_start=$SECONDS
-stage() {
-  if [[ -n "$stage_name" ]]; then
-    echo "== $stage_name: $((SECONDS - stage_start)) s (run so far: $((SECONDS - run_start)) s)"
+stage_order=()
+declare -A stage_time=()
+record() {  # NAME SECONDS
+  local name="$1" took="$2" budget="${BUDGET[$1]:-}"
+  stage_order+=("$name")
+  stage_time["$name"]="$took"
+  echo "== $name: $took s (run so far: $((SECONDS - run_start)) s)"
+  if [[ -n "$budget" ]] && ((took > budget)); then
+    echo "!! ============================================================================" >&2
+    echo "!! OVER BUDGET: stage \"$name\" took $took s, its budget is $budget s (scripts/test.sh)" >&2
+    echo "!! ============================================================================" >&2
   fi
+}
+stage() {
+  if [[ -n "$stage_name" ]]; then record "$stage_name" $((SECONDS - stage_start)); fi
   stage_name="$1"
   stage_start=$SECONDS
   [[ -z "$stage_name" ]] || echo "== $stage_name"
 }
-setup_logs=""
+# Stages that run beside the foreground ones (each of them leaves a core
+# mostly idle): started with `background NAME CMD...`, their output kept in a
+# log that `join NAME` prints when they end.
+bg_dir="$(mktemp -d)"
+declare -A bg_pid=() bg_start=() bg_ran=()
+background() {
+  local name="$1"; shift
+  echo "== $name (in the background)"
+  bg_start["$name"]=$SECONDS
+  # The subshell notes when the stage itself ended, which may be well before its join.
+  (
+    code=0
+    "$@" >"$bg_dir/$name.log" 2>&1 || code=$?
+    echo "$SECONDS" >"$bg_dir/$name.end"
+    exit "$code"
+  ) &
+  bg_pid["$name"]=$!
+  bg_ran["$name"]=1
+}
+join() {
+  local name="$1" code=0
+  wait "${bg_pid[$name]}" || code=$?
+  local ended=$SECONDS
+  [[ ! -s "$bg_dir/$name.end" ]] || ended="$(cat "$bg_dir/$name.end")"
+  local took=$((ended - ${bg_start[$name]}))
+  echo "== $name (ran in the background) output:"
+  cat "$bg_dir/$name.log"
+  unset "bg_pid[$name]"
+  if ((code != 0)); then
+    stage_name="$name"
+    stage_start=${bg_start[$name]}
+    echo "test.sh: $name failed (exit status $code)" >&2
+    exit "$code"
+  fi
+  record "$name" "$took"
+}
+table() {
+  local name over=0
+  echo
+  echo "== stages ($tier tier, sample seed $seed; budgets for a cold clone on 2 cores)"
+  printf '%-34s %8s %8s\n' "stage (s)" "budget" "actual"
+  for name in "${stage_order[@]}"; do
+    local mark=""
+    local took="${stage_time[$name]}" budget="${BUDGET[$name]:-}"
+    if [[ -n "$budget" ]] && ((took > budget)); then mark="  OVER"; over=1; fi
+    local label="$name"
+    [[ -z "${bg_ran[$name]:-}" ]] || label="$name (background)"
+    printf '%-34s %8s %8s%s\n' "$label" "${budget:--}" "$took" "$mark"
+  done
+  local whole=$((SECONDS - run_start)) limit="${BUDGET["whole run"]}" mark=""
+  if ((whole > limit)); then mark="  OVER"; over=1; fi
+  printf '%-34s %8s %8s%s\n' "whole run" "$limit" "$whole" "$mark"
+  ((over == 0)) || echo "!! over budget: the stages marked OVER (budgets: BUDGET_${tier^^} in scripts/test.sh)" >&2
+}
 on_exit() {
   local code=$?
-  # Set-up steps still running in the background when an earlier one failed.
+  # Background stages still running when a foreground one failed.
   jobs -p | xargs -r kill 2>/dev/null || true
-  [[ -z "$setup_logs" ]] || rm -rf "$setup_logs"
+  rm -rf "$bg_dir"
   if ((code != 0)); then
     echo "== failed in stage \"$stage_name\" after $((SECONDS - stage_start)) s (run so far: $((SECONDS - run_start)) s)" >&2
+    echo "== tier $tier, sample seed $seed: rerun with scripts/test.sh $([[ "$tier" == full ]] && echo "--full ")--seed $seed" >&2
   fi
 }
 trap on_exit EXIT
 
-stage "set-up"
-# The Debian packages first; then the export environment (mostly downloads) and
-# the Debian root file system (debootstrap, downloads) are set up while
-# bootstrap builds, each logging to a file that is shown if it fails.
+echo "== test.sh: $tier tier, sample seed $seed (draw the same samples: scripts/test.sh --seed $seed); caches in $cache"
+
+stage "packages"
 bash scripts/bootstrap.sh --packages-only
-setup_logs="$(mktemp -d)"
+
+stage "formatting"
+bash scripts/lint.sh --format-only
+
+stage "set-up"
+# The export environment (mostly downloads) and the Debian root file system
+# (debootstrap, downloads) are set up while bootstrap builds, each logging to
+# a file that is shown if it fails.
+setup_logs="$bg_dir/set-up"
+mkdir -p "$setup_logs"
 # The export tools' own virtual environment (torch, transformers, optimum) for
 # tests/integration/test_export_tool.py; kept out of .venv, whose pins differ.
 bash scripts/setup_export_env.sh >"$setup_logs/export-env.log" 2>&1 &
@@ -44,6 +213,8 @@ export_env_pid=$!
 # A minimal Debian 12 root file system that the bundle test runs a bundle in.
 bash scripts/make_debian_root.sh "$root/build/debian12-root" >"$setup_logs/debian-root.log" 2>&1 &
 debian_root_pid=$!
+# A unity build (several sources per compiler run: shared headers and template
+# instances compiled once per batch) through ccache.
 bash scripts/bootstrap.sh
 for job in "export-env:$export_env_pid" "debian-root:$debian_root_pid"; do
   if ! wait "${job#*:}"; then
@@ -61,36 +232,42 @@ export SIEVE_FIXTURES_DIR="$root/build/fixtures"
   --tokenizer models/all-MiniLM-L6-v2/tokenizer.json
 .venv/bin/python tools/make_cross_encoder.py --out "$SIEVE_FIXTURES_DIR" --tokenizer models/all-MiniLM-L6-v2/tokenizer.json
 # A real cross-encoder for the search quality test: all-MiniLM-L6-v2 fine-tuned on docstrings of
-# third-party packages (a few minutes on two cores; a no-op while its stamp matches).
-.venv-export/bin/python tools/train_cross_encoder.py --out "$SIEVE_FIXTURES_DIR"
-
-stage "formatting"
-bash scripts/lint.sh --format-only
+# third-party packages (minutes on two cores). Kept in the cache under a key of its inputs
+# (sources, package versions, options): a rerun with the same inputs copies it.
+if [[ "$tier" == full ]]; then
+  train_args=(--queries 1800 --max-length 96)
+else
+  train_args=()
+fi
+.venv-export/bin/python tools/train_cross_encoder.py --out "$SIEVE_FIXTURES_DIR" --cache "$cache/fixtures" "${train_args[@]}"
 
 stage "unit tests"
 ctest --test-dir build --output-on-failure -j2
 
 stage "integration and parity tests"
-.venv/bin/python -m pytest -q -s tests/integration
+# The integration tests leave a core idle much of the time, and so do the
+# bindings' tests (Zig's build runner and header translation are
+# single-threaded): the sanitizer and fuzzer builds and the Zig and Go
+# bindings' tests run beside them, at lower priorities, so that the
+# integration tests keep theirs.
+background "sanitizer and fuzzer builds" nice -n 10 bash -c \
+  'bash scripts/sanitize_build.sh build-sanitize && bash scripts/fuzz.sh --build-only'
+background "Zig and Go bindings" nice -n 5 bash -c \
+  'bash scripts/test_zig.sh build/stage && bash scripts/test_go.sh build/stage'
+.venv/bin/python -m pytest -q -s --durations=15 tests/integration
+stage ""
+join "Zig and Go bindings"
+join "sanitizer and fuzzer builds"
 
-stage "Go binding (bindings/go: go vet, go test -race, the example)"
-bash scripts/test_go.sh build/stage
-
-stage "Zig binding (bindings/zig: zig build test, the example)"
-bash scripts/test_zig.sh build/stage
-
-stage "sanitizer build (address, undefined, leak)"
-# -O1 -g1 (line tables: reports still name file and line) compiles in half the
-# time of RelWithDebInfo's -O2 -g (1,560 s on two cores, of the 90 minutes CI allows).
-sanitize_flags="-O1 -g1 -DNDEBUG"
-cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSIEVE_WERROR=ON \
-  -DCMAKE_C_FLAGS_RELWITHDEBINFO="$sanitize_flags" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$sanitize_flags" \
-  -DSIEVE_SANITIZE=ON -DSIEVE_BUILD_BENCH=OFF >/dev/null
-cmake --build build-sanitize
-# Full unwinding lets the suppressions recognise ONNX Runtime's own one-time allocations.
-export ASAN_OPTIONS="detect_leaks=1:fast_unwind_on_malloc=0:strict_string_checks=1:detect_stack_use_after_return=1"
+# Allocation stacks by frame pointers (fast_unwind_on_malloc=1): several times faster than
+# full unwinding, which the sanitized runs spent most of their time in. ONNX Runtime has no
+# frame pointers, so its own one-time leaks are told apart by their library
+# (tests/lsan-fast-unwind.supp); ctest's sieve_capi_precise_leak_check checks the C ABI's
+# loop with full stacks and the narrow tests/lsan.supp, and sieve_capi_leaks_are_reported
+# that dropped handles are still reported.
+export ASAN_OPTIONS="detect_leaks=1:fast_unwind_on_malloc=1:strict_string_checks=1:detect_stack_use_after_return=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-export LSAN_OPTIONS="suppressions=$root/tests/lsan.supp:print_suppressions=0"
+export LSAN_OPTIONS="suppressions=$root/tests/lsan-fast-unwind.supp:print_suppressions=0"
 stage "unit tests, sanitized"
 ctest --test-dir build-sanitize --output-on-failure -j2
 stage "integration tests, sanitized"
@@ -102,6 +279,7 @@ stage "integration tests, sanitized"
 SIEVE_BIN="$root/build-sanitize/sieve" .venv/bin/python -m pytest -q tests/integration/test_cli.py \
   tests/integration/test_server.py tests/integration/test_pull.py tests/integration/test_search.py -k "not real_model"
 
-stage "fuzzing (libFuzzer, bounded time; longer: bash scripts/fuzz.sh SECONDS)"
-bash scripts/fuzz.sh "${SIEVE_FUZZ_SECONDS:-60}"
+stage "fuzzing"
+bash scripts/fuzz.sh "$fuzz_seconds"
 stage ""
+table

@@ -24,9 +24,11 @@ if ! "$python" -m ziglang version >/dev/null 2>&1; then
 fi
 
 cd "$repo/bindings/zig"
-# Both of Zig's caches stay in the package's ignored .zig-cache rather than
-# in the user's home.
-export ZIG_GLOBAL_CACHE_DIR="$PWD/.zig-cache/global"
+# Zig's global cache (the compiled standard library and build runner) goes
+# where ZIG_GLOBAL_CACHE_DIR says (scripts/test.sh keeps it outside the clone,
+# so a fresh clone reuses it), else into the package's ignored .zig-cache
+# rather than the user's home.
+export ZIG_GLOBAL_CACHE_DIR="${ZIG_GLOBAL_CACHE_DIR:-$PWD/.zig-cache/global}"
 # Other work shares the machine: two compile jobs unless told otherwise.
 jobs="${ZIG_JOBS:-2}"
 

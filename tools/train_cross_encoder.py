@@ -25,7 +25,10 @@ the files sentence-transformers' CrossEncoder and Sieve load: config.json,
 model.safetensors, model.onnx (tools/bert_onnx.py, classifier head),
 tokenizer.json and friends, plus training.json (data sizes, losses, time).
 It is built in a temporary sibling and renamed into place; re-running is a
-no-op while the stamp (sources, package versions, options) matches.
+no-op while the stamp (sources, package versions, options) matches. With
+--cache DIR a trained folder is also kept in DIR under its stamp, and copied
+from there instead of trained again (scripts/test.sh keeps it outside the
+clone, so a fresh clone on the same machine skips the training).
 
 Needs torch and transformers: run it with .venv-export's Python.
 
@@ -230,13 +233,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--head-learning-rate", type=float, default=2e-3, help="of the pooler and classifier")
     ap.add_argument("--threads", type=int, default=max(1, os.cpu_count() or 1))
     ap.add_argument("--force", action="store_true", help="retrain even if the folder is up to date")
+    ap.add_argument("--cache", help="folder of trained models kept under their stamps: used when one "
+                                    "matches, filled after training")
     args = ap.parse_args(argv)
     options = Options(args)
     final = Path(args.out) / args.name
     stamp_text = stamp(options)
-    if not args.force and (final / STAMP).is_file() and (final / STAMP).read_text().strip() == stamp_text \
-            and (final / "model.onnx").is_file():
+    if not args.force and current(final, stamp_text):
         print(f"{args.name}: {final} is up to date")
+        return 0
+    cached = Path(args.cache) / stamp_text / args.name if args.cache else None
+    if cached is not None and not args.force and current(cached, stamp_text):
+        copy_folder(cached, final)
+        print(f"{args.name}: {final} copied from the cache ({cached})")
         return 0
 
     import numpy as np
@@ -271,7 +280,28 @@ def main(argv: list[str] | None = None) -> int:
     }
     save_cross_encoder(model, base, final, info, stamp_text)
     log(f"{final} written in {info['seconds']}s (loss {info['first_loss']:.3f} -> {info['last_loss']:.3f})")
+    if cached is not None:
+        copy_folder(final, cached)
+        log(f"kept in the cache: {cached}")
     return 0
+
+
+def current(folder: Path, stamp_text: str) -> bool:
+    return (folder / STAMP).is_file() and (folder / STAMP).read_text().strip() == stamp_text \
+        and (folder / "model.onnx").is_file()
+
+
+def copy_folder(source: Path, final: Path) -> None:
+    """Copies a model folder into place whole: a temporary sibling renamed (write_folder)."""
+    from sieve_tools.model_folder import write_folder
+
+    def write(tmp: Path) -> None:
+        for item in source.iterdir():
+            if item.is_file():
+                shutil.copyfile(item, tmp / item.name)
+
+    final.parent.mkdir(parents=True, exist_ok=True)
+    write_folder(None, final, write)
 
 
 if __name__ == "__main__":

@@ -586,7 +586,8 @@ bool inside_list(cmark_node* node) {
   return false;
 }
 
-std::string markdown_text(std::string_view content, std::string* title, MetadataMap* metadata, const std::string& source) {
+std::string markdown_text(std::string_view content, std::string* title, MetadataMap* metadata,
+                          const std::string& source) {
   require_utf8(content, source);
   MetadataMap front;
   const std::string_view markdown = split_front_matter(strip_bom(content), front);

@@ -21,6 +21,7 @@ import os
 import shutil
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -105,17 +106,26 @@ def sources() -> dict[str, Path]:
 
 @pytest.fixture(scope="module")
 def variants(sources, tmp_path_factory) -> dict[tuple[str, str], Path]:
-    """Every variant of every source model, made once."""
+    """Every variant of every source model, made once, two at a time: a
+    sieve-export process keeps about one core busy."""
     root = tmp_path_factory.mktemp("variants")
     made = {}
-    for model, src in sources.items():
-        for name, args in VARIANTS.items():
-            out = root / model / name
-            if args is None:
-                save_external(src, out)
-            else:
-                sieve_export(args[0], str(src), "--out", str(out), *args[1:])
-            made[(model, name)] = out
+
+    def make(model: str, src: Path, name: str, args: list[str] | None) -> None:
+        out = root / model / name
+        if args is None:
+            save_external(src, out)
+        else:
+            sieve_export(args[0], str(src), "--out", str(out), *args[1:])
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        jobs = [pool.submit(make, model, src, name, args)
+                for model, src in sources.items() for name, args in VARIANTS.items()]
+        for job in jobs:
+            job.result()
+    for model in sources:
+        for name in VARIANTS:
+            made[(model, name)] = root / model / name
     return made
 
 

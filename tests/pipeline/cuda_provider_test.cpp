@@ -57,7 +57,7 @@ bool cuda_required() {
   } while (false)
 
 const std::vector<std::string_view> kGpuTexts = {"a short one", "", "a somewhat longer text about embeddings on a GPU",
-                                              "ÉCOLE naïve café"};
+                                                 "ÉCOLE naïve café"};
 
 TEST(CudaProvider, EmbeddingsEqualTheCpuOnes) {
   SKIP_OR_FAIL_WITHOUT_CUDA();

@@ -168,10 +168,17 @@ table() {
   printf '%-34s %8s %8s%s\n' "whole run" "$limit" "$whole" "$mark"
   ((over == 0)) || echo "!! over budget: the stages marked OVER (budgets: the table at the top of scripts/test.sh)" >&2
 }
+kill_tree() {
+  local child
+  for child in $(pgrep -P "$1" 2>/dev/null); do kill_tree "$child"; done
+  kill "$1" 2>/dev/null || true
+}
 on_exit() {
   local code=$?
-  # Background stages still running when a foreground one failed.
-  jobs -p | xargs -r kill 2>/dev/null || true
+  # Background stages and set-up steps still running when a foreground one
+  # failed, with everything they started.
+  local pid
+  for pid in $(jobs -p); do kill_tree "$pid"; done
   rm -rf "$bg_dir"
   if ((code != 0)); then
     echo "== failed in stage \"$stage_name\" after $((SECONDS - stage_start)) s (run so far: $((SECONDS - run_start)) s)" >&2

@@ -16,7 +16,7 @@
 namespace sieve {
 
 // How token states become one vector, as sentence-transformers' Pooling module.
-enum class Pooling { kMean, kCls, kMax, kMeanSqrtLen, kLastToken };
+enum class Pooling { kMean, kCls, kMax, kMeanSqrtLen, kLastToken, kWeightedMean };
 const char* to_string(Pooling pooling) noexcept;
 Pooling parse_pooling(std::string_view name);
 
@@ -53,7 +53,13 @@ struct ModelInfo {
   std::vector<TensorInfo> outputs;
   std::string output;                // the output Sieve reads
   bool pooled_by_model = false;      // the output is already one vector per input
-  Pooling pooling = Pooling::kMean;  // meaningful when not pooled_by_model
+  Pooling pooling = Pooling::kMean;  // meaningful when not pooled_by_model: the first of pooling_modes
+  // Every mode of the model's Pooling module, in order: their vectors are
+  // concatenated, as sentence-transformers does. One mode for most models.
+  std::vector<Pooling> pooling_modes{Pooling::kMean};
+  // What the model folder's modules.json applies, in order, one line each
+  // ("Pooling mean", "Dense 768 -> 256, bias, Tanh", ...); empty without one.
+  std::vector<std::string> modules;
   bool normalize = false;
   std::size_t max_length = 0;
   std::size_t dimension = 0;  // of the vectors embed() returns (after --dimensions)
@@ -68,6 +74,9 @@ struct ModelInfo {
   std::string prompt;             // the prompt put before every input ("" for none)
   std::size_t prompt_length = 0;  // its tokens left out of pooling (include_prompt false), else 0
 };
+
+// "model" when the model pools, else its modes joined by '+' ("cls+mean").
+std::string pooling_name(const ModelInfo& info);
 
 // Row-major float32 vectors, one row per input, in input order.
 struct Embeddings {

@@ -67,7 +67,7 @@ std::unique_ptr<sieve_model> make_model(std::shared_ptr<const Embedder> embedder
   const ModelInfo& info = embedder ? embedder->info() : reranker->info();
   model->kind = embedder ? SIEVE_KIND_EMBEDDING : SIEVE_KIND_RERANKER;
   model->tokenizer.tokenizer = embedder ? &embedder->tokenizer() : &reranker->tokenizer();
-  model->pooling = embedder ? (info.pooled_by_model ? "model" : to_string(info.pooling)) : "";
+  model->pooling = embedder ? pooling_name(info) : "";
   model->providers = join_comma(info.providers);
   model->folder = info.folder.string();
   model->onnx_file = info.onnx_file.string();

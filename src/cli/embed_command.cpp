@@ -295,7 +295,8 @@ Action add_embed_command(CLI::App& app) {
   cmd->add_option("--batch-size", args->batch_size, "Inputs per ONNX Runtime run")->check(CLI::PositiveNumber);
   cmd->add_option("--max-length", args->max_length, "Truncate inputs to this many tokens (default: the model's)")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--pooling", args->pooling, "Override pooling: mean, cls, max, mean_sqrt_len, lasttoken");
+  cmd->add_option("--pooling", args->pooling,
+                  "Override pooling: mean, cls, max, mean_sqrt_len, weightedmean, lasttoken");
   cmd->add_option("--format", args->format, "Output: jsonl (one array per line), json, npy")
       ->check(CLI::IsMember({"jsonl", "json", "npy"}));
   cmd->add_option("--invalid-utf8", args->invalid_utf8,

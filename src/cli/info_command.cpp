@@ -128,8 +128,9 @@ int run_info(const InfoArgs& args) {
       doc["labels"] = cross_encoder->num_labels();
       doc["activation"] = to_string(cross_encoder->activation());
     } else {
-      doc["pooling"] = info.pooled_by_model ? "model" : to_string(info.pooling);
+      doc["pooling"] = pooling_name(info);
       doc["normalize"] = info.normalize;
+      doc["modules"] = info.modules;
     }
     doc["max_length"] = info.max_length;
     doc["dimension"] = info.dimension;
@@ -152,7 +153,11 @@ int run_info(const InfoArgs& args) {
               << "labels:      " << cross_encoder->num_labels() << '\n'
               << "activation:  " << to_string(cross_encoder->activation()) << '\n';
   } else {
-    std::cout << "pooling:     " << (info.pooled_by_model ? "done by the model" : to_string(info.pooling)) << '\n'
+    for (std::size_t i = 0; i < info.modules.size(); ++i) {
+      std::cout << (i == 0 ? "modules:     " : "             ") << i << ". " << info.modules[i] << '\n';
+    }
+    std::cout << "pooling:     " << (info.pooled_by_model ? std::string("done by the model") : pooling_name(info))
+              << '\n'
               << "normalize:   " << (info.normalize ? "yes (L2)" : "no") << '\n'
               << "dimension:   " << info.dimension << '\n';
   }

@@ -3,10 +3,11 @@
 #include <mutex>
 
 #include "logging.hpp"
+#include "model/model_folder.hpp"
+#include "model/modules/normalize_module.hpp"
 #include "pipeline/batching.hpp"
 #include "pipeline/model_inputs.hpp"
 #include "pipeline/pooling.hpp"
-#include "registry/model_folder.hpp"
 #include "runtime/environment.hpp"
 #include "runtime/session.hpp"
 #include "sieve/embedder.hpp"
@@ -48,7 +49,7 @@ std::size_t choose_output(const std::vector<runtime::TensorSpec>& outputs, const
 // The prompt put before every input, chosen as sentence-transformers'
 // encode() chooses it: an explicit prompt, else the named one, else the
 // folder's default.
-std::string choose_prompt(const EmbedderOptions& options, const registry::ModelFolder& f) {
+std::string choose_prompt(const EmbedderOptions& options, const model::ModelFolder& f) {
   if (options.prompt) {
     if (options.prompt_name) {
       logger().warn("both a prompt and a prompt name were given; using the prompt, as sentence-transformers does");
@@ -76,10 +77,26 @@ std::string choose_prompt(const EmbedderOptions& options, const registry::ModelF
   return {};
 }
 
+// The modules after pooling (Dense, LayerNorm, ...) on each of `batch` rows.
+std::vector<float> apply_vector_modules(const std::vector<const model::VectorModule*>& modules, std::vector<float> rows,
+                                        std::size_t batch, std::size_t width) {
+  for (const model::VectorModule* module : modules) {
+    const std::size_t out_width = module->output_dimension(width);
+    std::vector<float> next(batch * out_width);
+    for (std::size_t row = 0; row < batch; ++row) {
+      module->apply(std::span<const float>(rows).subspan(row * width, width),
+                    std::span<float>(next).subspan(row * out_width, out_width));
+    }
+    rows = std::move(next);
+    width = out_width;
+  }
+  return rows;
+}
+
 }  // namespace
 
 struct Embedder::Impl {
-  registry::ModelFolder folder;
+  model::ModelFolder folder;
   Tokenizer tokenizer;
   runtime::Session session;
   ModelInfo info;
@@ -87,6 +104,12 @@ struct Embedder::Impl {
   std::size_t attention_mask = 0;
   std::optional<std::size_t> token_type_ids;
   std::size_t output = 0;
+  // The width of the graph's output rows (token states or pooled vectors).
+  std::size_t graph_dimension = 0;
+  // The modules applied to each pooled vector before it leaves run_batch():
+  // all of modules.json's vector modules but a trailing Normalize, which is
+  // info.normalize (applied after Matryoshka truncation, as the option is).
+  std::vector<const model::VectorModule*> vector_modules;
   std::size_t batch_size = 32;
   std::optional<std::size_t> dimensions;
   InvalidUtf8 invalid_utf8 = InvalidUtf8::kError;
@@ -94,8 +117,10 @@ struct Embedder::Impl {
   mutable std::once_flag left_once;
   mutable std::unique_ptr<Tokenizer> left_tokenizer;
 
-  Impl(registry::ModelFolder f, Tokenizer t, runtime::Session s)
+  Impl(model::ModelFolder f, Tokenizer t, runtime::Session s)
       : folder(std::move(f)), tokenizer(std::move(t)), session(std::move(s)) {}
+
+  bool plan_vector_modules();
 
   [[nodiscard]] const Tokenizer& tokenizer_for(Direction direction) const {
     if (direction == Direction::kRight) return tokenizer;
@@ -122,6 +147,62 @@ struct Embedder::Impl {
   }
 };
 
+// Which of the folder's vector modules run_batch() applies, and the width
+// they leave (info.model_dimension); true when the sequence ends with a
+// Normalize, which embed() then applies after truncation.
+bool Embedder::Impl::plan_vector_modules() {
+  Impl& m = *this;
+  const auto& f = m.folder;
+  const auto& modules = f.vector_modules;
+  std::size_t end = modules.size();
+  bool trailing_normalize = false;
+  while (end > 0 && (dynamic_cast<const model::NormalizeModule*>(modules[end - 1].get()) != nullptr ||
+                     modules[end - 1]->spec().class_name == "Dropout")) {
+    trailing_normalize = trailing_normalize || modules[end - 1]->spec().class_name == "Normalize";
+    --end;
+  }
+  if (m.info.pooled_by_model) {
+    // The graph pools; optimum's sentence-transformers export also runs every
+    // module after pooling. That is told by the width: the graph's must be
+    // the last module's, and differ from the pooled one, or it is unknowable.
+    m.info.model_dimension = m.graph_dimension;
+    if (end == 0) return trailing_normalize;
+    const std::size_t token_width =
+        f.pooling && f.pooling->embedding_dimension() ? *f.pooling->embedding_dimension() : f.hidden_size.value_or(0);
+    std::size_t width = token_width * m.info.pooling_modes.size();
+    const std::size_t pooled = width;
+    if (token_width != 0) {
+      for (std::size_t i = 0; i < end; ++i) width = modules[i]->output_dimension(width);
+    }
+    if (token_width == 0 || width != m.graph_dimension || width == pooled) {
+      throw Error(ErrorCode::kUnsupported,
+                  f.onnx_file.string() + ": the graph's output \"" + m.info.output + "\" is already pooled (" +
+                      std::to_string(m.graph_dimension) + " wide), and whether it includes " + modules[0]->where() +
+                      " cannot be told; export the model's token states (sieve-export export) so that Sieve applies "
+                      "the modules itself");
+    }
+    return trailing_normalize;
+  }
+  if (f.pooling && f.pooling->embedding_dimension() && m.graph_dimension != 0 &&
+      *f.pooling->embedding_dimension() != m.graph_dimension) {
+    throw Error(ErrorCode::kUnsupported, f.pooling->where() + ": its embedding dimension is " +
+                                             std::to_string(*f.pooling->embedding_dimension()) + " but the graph's \"" +
+                                             m.info.output + "\" is " + std::to_string(m.graph_dimension) + " wide");
+  }
+  std::size_t width = m.graph_dimension * m.info.pooling_modes.size();
+  if (end > 0 && width == 0) {
+    throw Error(ErrorCode::kUnsupported, f.onnx_file.string() + ": the width of \"" + m.info.output +
+                                             "\" is not known (dynamic, and config.json has no hidden_size), so " +
+                                             modules[0]->where() + " cannot be checked");
+  }
+  for (std::size_t i = 0; i < end; ++i) {
+    width = modules[i]->output_dimension(width);
+    m.vector_modules.push_back(modules[i].get());
+  }
+  m.info.model_dimension = width;
+  return trailing_normalize;
+}
+
 Embedder::Embedder(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Embedder::Embedder(Embedder&&) noexcept = default;
 Embedder& Embedder::operator=(Embedder&&) noexcept = default;
@@ -129,7 +210,7 @@ Embedder::~Embedder() = default;
 
 Embedder Embedder::load(const std::filesystem::path& folder_path, const EmbedderOptions& options) {
   if (options.batch_size == 0) throw Error(ErrorCode::kInvalidArgument, "batch size must be at least 1");
-  auto folder = registry::read_model_folder(folder_path);
+  auto folder = model::read_model_folder(folder_path);
   auto tokenizer = Tokenizer::from_file(folder.tokenizer_file);
   runtime::Session session(folder.onnx_file, options.runtime);
   auto impl = std::make_unique<Impl>(std::move(folder), std::move(tokenizer), std::move(session));
@@ -150,12 +231,16 @@ Embedder Embedder::load(const std::filesystem::path& folder_path, const Embedder
   for (const auto& o : impl->session.outputs()) info.outputs.push_back({o.name, type_name(o.type), o.shape});
   info.output = out.name;
   info.pooled_by_model = out.shape.size() == 2;
-  info.pooling = options.pooling.value_or(f.pooling.value_or(Pooling::kMean));
+  info.pooling_modes = options.pooling ? std::vector<Pooling>{*options.pooling}
+                                       : (f.pooling ? f.pooling->modes() : std::vector<Pooling>{Pooling::kMean});
+  info.pooling = info.pooling_modes.front();
+  for (const auto& module : f.modules) info.modules.push_back(module->describe());
+  const std::int64_t last_dim = out.shape.back();
+  impl->graph_dimension = last_dim > 0 ? static_cast<std::size_t>(last_dim) : f.hidden_size.value_or(0);
+  const bool trailing_normalize = impl->plan_vector_modules();
   // Without sentence-transformers files there is no Normalize module to
   // follow; normalized vectors are what search users almost always want.
-  info.normalize = options.normalize.value_or(f.has_sentence_transformers_files ? f.has_normalize_module : true);
-  const std::int64_t last_dim = out.shape.back();
-  info.model_dimension = last_dim > 0 ? static_cast<std::size_t>(last_dim) : f.hidden_size.value_or(0);
+  info.normalize = options.normalize.value_or(f.has_sentence_transformers_files ? trailing_normalize : true);
   info.dimension = info.model_dimension;
   if (options.dimensions) {
     const std::size_t n = *options.dimensions;
@@ -302,7 +387,7 @@ std::vector<float> Embedder::run_batch(std::span<const EncodedText* const> input
   const std::size_t dim = s.empty() ? 0 : static_cast<std::size_t>(s.back());
   const bool shape_ok = m.info.pooled_by_model ? (s.size() == 2 && s[0] == shape[0])
                                                : (s.size() == 3 && s[0] == shape[0] && s[1] == shape[1]);
-  if (!shape_ok || dim == 0 || (m.info.model_dimension != 0 && dim != m.info.model_dimension)) {
+  if (!shape_ok || dim == 0 || (m.graph_dimension != 0 && dim != m.graph_dimension)) {
     throw Error(ErrorCode::kRuntime, "model output \"" + m.info.output + "\" has shape " + shape_text(s) +
                                          " for an input of shape " + shape_text(shape));
   }
@@ -311,33 +396,47 @@ std::vector<float> Embedder::run_batch(std::span<const EncodedText* const> input
     t.pool_seconds += seconds_since(start);
     return rows;
   }
-  bool mask_prompt = false;
-  for (const EncodedText* input : inputs) mask_prompt = mask_prompt || input->prompt_tokens > 0;
-  // Last-token pooling picks a position that the prompt mask does not move.
-  mask_prompt = mask_prompt && m.info.pooling != Pooling::kLastToken;
-  const std::int64_t* pooling_mask = tensors.mask.data();
-  std::vector<std::int64_t> pool_mask;
-  if (mask_prompt) {
-    pool_mask = tensors.mask;
+  bool has_prompt = false;
+  for (const EncodedText* input : inputs) has_prompt = has_prompt || input->prompt_tokens > 0;
+  std::vector<std::int64_t> prompt_mask;
+  if (has_prompt) {
+    prompt_mask = tensors.mask;
     for (std::size_t row = 0; row < batch; ++row) {
-      std::fill_n(pool_mask.begin() + static_cast<std::ptrdiff_t>(row * seq), std::min(inputs[row]->prompt_tokens, seq),
-                  0);
-    }
-    pooling_mask = pool_mask.data();
-  }
-  std::vector<float> pooled(batch * dim);
-  pipeline::pool(output.data(), batch, seq, dim, pooling_mask, m.info.pooling, pooled.data());
-  if (mask_prompt && m.info.pooling == Pooling::kCls) {
-    // sentence-transformers (6.x) takes the first position the prompt
-    // mask leaves attended (argmax of the mask), not position 0.
-    for (std::size_t row = 0; row < batch; ++row) {
-      const std::int64_t* rm = pooling_mask + row * seq;
-      const auto first =
-          static_cast<std::size_t>(std::find_if(rm, rm + seq, [](std::int64_t v) { return v != 0; }) - rm);
-      const float* state = output.data() + (row * seq + (first == seq ? 0 : first)) * dim;
-      std::copy(state, state + dim, pooled.begin() + static_cast<std::ptrdiff_t>(row * dim));
+      std::fill_n(prompt_mask.begin() + static_cast<std::ptrdiff_t>(row * seq),
+                  std::min(inputs[row]->prompt_tokens, seq), 0);
     }
   }
+  // Each mode pools into its block of the row; the blocks are concatenated.
+  const std::size_t modes = m.info.pooling_modes.size();
+  const std::size_t pooled_width = dim * modes;
+  std::vector<float> pooled(batch * pooled_width);
+  std::vector<float> block(modes == 1 ? 0 : batch * dim);
+  for (std::size_t k = 0; k < modes; ++k) {
+    const Pooling mode = m.info.pooling_modes[k];
+    // Last-token pooling picks a position that the prompt mask does not move.
+    const bool mask_prompt = has_prompt && mode != Pooling::kLastToken;
+    const std::int64_t* mask = mask_prompt ? prompt_mask.data() : tensors.mask.data();
+    float* target = modes == 1 ? pooled.data() : block.data();
+    pipeline::pool(output.data(), batch, seq, dim, mask, mode, target);
+    if (mask_prompt && mode == Pooling::kCls) {
+      // sentence-transformers takes the first position the prompt mask
+      // leaves attended (argmax of the mask), not position 0.
+      for (std::size_t row = 0; row < batch; ++row) {
+        const std::int64_t* rm = mask + row * seq;
+        const auto first =
+            static_cast<std::size_t>(std::find_if(rm, rm + seq, [](std::int64_t v) { return v != 0; }) - rm);
+        const float* state = output.data() + (row * seq + (first == seq ? 0 : first)) * dim;
+        std::copy(state, state + dim, target + row * dim);
+      }
+    }
+    if (modes != 1) {
+      for (std::size_t row = 0; row < batch; ++row) {
+        std::copy_n(block.begin() + static_cast<std::ptrdiff_t>(row * dim), dim,
+                    pooled.begin() + static_cast<std::ptrdiff_t>(row * pooled_width + k * dim));
+      }
+    }
+  }
+  if (!m.vector_modules.empty()) pooled = apply_vector_modules(m.vector_modules, pooled, batch, pooled_width);
   t.pool_seconds += seconds_since(start);
   return pooled;
 }

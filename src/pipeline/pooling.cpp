@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "model/modules/normalize_module.hpp"
 #include "sieve/error.hpp"
 
 namespace sieve::pipeline {
@@ -33,6 +34,21 @@ void pool(const float* states, std::size_t batch, std::size_t sequence, std::siz
         }
         break;
       }
+      case Pooling::kWeightedMean: {
+        // Position t (from 0) weighs t + 1, as sentence-transformers weighs them.
+        std::fill(target, target + dim, 0.0F);
+        float weights = 0;
+        for (std::size_t t = 0; t < sequence; ++t) {
+          if (m[t] == 0) continue;
+          const auto w = static_cast<float>(t + 1);
+          weights += w;
+          const float* row = rows + t * dim;
+          for (std::size_t d = 0; d < dim; ++d) target[d] += row[d] * w;
+        }
+        const float divisor = std::max(weights, 1e-9F);
+        for (std::size_t d = 0; d < dim; ++d) target[d] /= divisor;
+        break;
+      }
       case Pooling::kMean:
       case Pooling::kMeanSqrtLen: {
         std::fill(target, target + dim, 0.0F);
@@ -52,10 +68,7 @@ void pool(const float* states, std::size_t batch, std::size_t sequence, std::siz
 }
 
 void l2_normalize(float* vector, std::size_t dim) {
-  double sum = 0;
-  for (std::size_t d = 0; d < dim; ++d) sum += static_cast<double>(vector[d]) * vector[d];
-  const double norm = std::max(std::sqrt(sum), 1e-12);
-  for (std::size_t d = 0; d < dim; ++d) vector[d] = static_cast<float>(vector[d] / norm);
+  model::l2_normalize(std::span<float>(vector, dim));
 }
 
 }  // namespace sieve::pipeline
@@ -69,6 +82,7 @@ const char* to_string(Pooling pooling) noexcept {
     case Pooling::kMax: return "max";
     case Pooling::kMeanSqrtLen: return "mean_sqrt_len";
     case Pooling::kLastToken: return "lasttoken";
+    case Pooling::kWeightedMean: return "weightedmean";
   }
   return "mean";
 }
@@ -79,8 +93,20 @@ Pooling parse_pooling(std::string_view name) {
   if (name == "max") return Pooling::kMax;
   if (name == "mean_sqrt_len" || name == "mean_sqrt_len_tokens") return Pooling::kMeanSqrtLen;
   if (name == "lasttoken" || name == "last") return Pooling::kLastToken;
+  if (name == "weightedmean" || name == "weighted_mean") return Pooling::kWeightedMean;
   throw Error(ErrorCode::kInvalidArgument,
-              "unknown pooling \"" + std::string(name) + "\" (expected mean, cls, max, mean_sqrt_len or lasttoken)");
+              "unknown pooling \"" + std::string(name) +
+                  "\" (expected mean, cls, max, mean_sqrt_len, weightedmean or lasttoken)");
+}
+
+std::string pooling_name(const ModelInfo& info) {
+  if (info.pooled_by_model) return "model";
+  std::string name;
+  for (const Pooling mode : info.pooling_modes) {
+    if (!name.empty()) name += '+';
+    name += to_string(mode);
+  }
+  return name;
 }
 
 }  // namespace sieve

@@ -6,9 +6,9 @@
 #include <cmath>
 #include <fstream>
 
+#include "model/model_folder.hpp"
 #include "pipeline/batching.hpp"
 #include "pipeline/model_inputs.hpp"
-#include "registry/model_folder.hpp"
 #include "runtime/environment.hpp"
 #include "runtime/session.hpp"
 #include "sieve/error.hpp"
@@ -40,7 +40,7 @@ std::optional<ScoreActivation> activation_from_class(std::string_view path) {
 
 HeadConfig read_head_config(const fs::path& file) {
   HeadConfig head;
-  const std::optional<nlohmann::json> config = registry::read_json_file(file);
+  const std::optional<nlohmann::json> config = model::read_json_file(file);
   if (!config) return head;
   const nlohmann::json& doc = *config;
   if (auto it = doc.find("architectures"); it != doc.end() && it->is_array()) {
@@ -143,7 +143,7 @@ ScoreActivation parse_score_activation(std::string_view name) {
 }
 
 struct Reranker::Impl {
-  registry::ModelFolder folder;
+  model::ModelFolder folder;
   Tokenizer tokenizer;
   runtime::Session session;
   ModelInfo info;
@@ -154,7 +154,7 @@ struct Reranker::Impl {
   ScoreActivation activation = ScoreActivation::kSigmoid;
   std::size_t batch_size = 32;
 
-  Impl(registry::ModelFolder f, Tokenizer t, runtime::Session s)
+  Impl(model::ModelFolder f, Tokenizer t, runtime::Session s)
       : folder(std::move(f)), tokenizer(std::move(t)), session(std::move(s)) {}
 };
 
@@ -165,7 +165,7 @@ Reranker::~Reranker() = default;
 
 Reranker Reranker::load(const fs::path& folder_path, const RerankerOptions& options) {
   if (options.batch_size == 0) throw Error(ErrorCode::kInvalidArgument, "batch size must be at least 1");
-  auto folder = registry::read_model_folder(folder_path);
+  auto folder = model::read_model_folder(folder_path);
   // Checked before the (slow) session is made: a folder whose configuration
   // names another head is refused at once.
   const fs::path config_file = folder.root / "config.json";

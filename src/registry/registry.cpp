@@ -8,8 +8,8 @@
 #include <mutex>
 #include <optional>
 
-#include "registry/model_folder.hpp"
-#include "registry/model_kind.hpp"
+#include "model/model_folder.hpp"
+#include "model/model_kind.hpp"
 #include "sieve/error.hpp"
 
 namespace sieve {
@@ -36,18 +36,18 @@ using ModelFuture = std::shared_future<std::shared_ptr<LoadedModel>>;
 
 // What a folder says about itself, read without loading it.
 struct Description {
-  registry::ModelFolder folder;
-  registry::OnnxSummary onnx;
+  model::ModelFolder folder;
+  model::OnnxSummary onnx;
   ModelKind kind = ModelKind::kEmbedding;
   std::size_t bytes = 0;
 };
 
 Description describe_folder(const fs::path& path) {
   Description d;
-  d.folder = registry::read_model_folder(path);
-  d.onnx = registry::read_onnx_summary(d.folder.onnx_file);
-  d.kind = registry::detect_kind(d.folder, d.onnx);
-  d.bytes = registry::estimate_bytes(d.folder, d.onnx);
+  d.folder = model::read_model_folder(path);
+  d.onnx = model::read_onnx_summary(d.folder.onnx_file);
+  d.kind = model::detect_kind(d.folder, d.onnx);
+  d.bytes = model::estimate_bytes(d.folder, d.onnx);
   return d;
 }
 
@@ -235,13 +235,13 @@ struct ModelRegistry::Impl {
         f.max_seq_length.value_or(f.model_max_length.value_or(f.max_position_embeddings.value_or(512))));
     if (f.max_position_embeddings) max_length = std::min(max_length, *f.max_position_embeddings);
     entry.max_length = max_length;
-    const auto float_output = [&](auto predicate) -> const registry::OnnxTensor* {
+    const auto float_output = [&](auto predicate) -> const model::OnnxTensor* {
       for (const auto& o : d.onnx.outputs) {
         if (o.elem_type == 1 && predicate(o)) return &o;
       }
       return nullptr;
     };
-    const registry::OnnxTensor* out = nullptr;
+    const model::OnnxTensor* out = nullptr;
     if (d.kind == ModelKind::kPooledEmbedding) {
       out = float_output([](const auto& o) { return o.name == "sentence_embedding" && o.shape.size() == 2; });
       if (out == nullptr) out = float_output([](const auto& o) { return o.shape.size() == 2; });

@@ -165,7 +165,7 @@ json info(ServerState& state, const httplib::Request& req) {
     }
     type = {{"reranker", {{"id2label", id2label}, {"label2id", label2id}}}};
   } else {
-    type = {{"embedding", {{"pooling", i.pooled_by_model ? "model" : to_string(i.pooling)}}}};
+    type = {{"embedding", {{"pooling", pooling_name(i)}}}};
   }
   const SchedulerOptions& s = state.options.scheduling;
   return {{"model_id", model.name},

@@ -32,6 +32,15 @@ TEST(Pooling, LastTokenIsTheLastAttended) {
   EXPECT_EQ(run(Pooling::kLastToken), (std::vector<float>{5, 6, 7, 1}));
 }
 
+TEST(Pooling, WeightedMeanWeighsPositionsFromOne) {
+  // (1*1 + 2*3 + 3*5) / 6 and (1*2 + 2*4 + 3*6) / 6; then (1*-1 + 2*7) / 3 and (0 + 2*1) / 3.
+  const auto out = run(Pooling::kWeightedMean);
+  EXPECT_FLOAT_EQ(out[0], 22.0F / 6);
+  EXPECT_FLOAT_EQ(out[1], 28.0F / 6);
+  EXPECT_FLOAT_EQ(out[2], 13.0F / 3);
+  EXPECT_FLOAT_EQ(out[3], 2.0F / 3);
+}
+
 TEST(Pooling, MeanSqrtLenDividesBySquareRoot) {
   const auto out = run(Pooling::kMeanSqrtLen);
   EXPECT_FLOAT_EQ(out[0], 9 / std::sqrt(3.0F));

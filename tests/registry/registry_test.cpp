@@ -12,7 +12,7 @@
 #include <string>
 #include <thread>
 
-#include "registry/model_kind.hpp"
+#include "model/model_kind.hpp"
 #include "sieve/error.hpp"
 #include "sieve/registry.hpp"
 #include "support/paths.hpp"
@@ -172,7 +172,7 @@ TEST_F(ModelsRoot, AFolderLinkedOutOfTheRootIsListedWithItsError) {
 }
 
 TEST_F(ModelsRoot, ReadsTheOnnxGraphWithoutLoadingIt) {
-  const auto summary = registry::read_onnx_summary(testing::fixtures_dir() / "tiny-bert-tokens/model.onnx");
+  const auto summary = model::read_onnx_summary(testing::fixtures_dir() / "tiny-bert-tokens/model.onnx");
   std::vector<std::string> inputs;
   for (const auto& t : summary.inputs) inputs.push_back(t.name);
   EXPECT_EQ(inputs, (std::vector<std::string>{"input_ids", "attention_mask", "token_type_ids"}));
@@ -183,7 +183,7 @@ TEST_F(ModelsRoot, ReadsTheOnnxGraphWithoutLoadingIt) {
   EXPECT_TRUE(summary.external_data.empty());
 
   std::ofstream(root_ / "bad.onnx", std::ios::binary) << "\x08\x01garbage";
-  EXPECT_NE(error_of([&] { (void)registry::read_onnx_summary(root_ / "bad.onnx"); }).find("not a readable ONNX file"),
+  EXPECT_NE(error_of([&] { (void)model::read_onnx_summary(root_ / "bad.onnx"); }).find("not a readable ONNX file"),
             std::string::npos);
 }
 

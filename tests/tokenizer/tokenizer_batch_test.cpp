@@ -9,7 +9,7 @@ namespace {
 
 // Expected values come from Hugging Face tokenizers 0.23.3 on the
 // all-MiniLM-L6-v2 tokenizer.json.
-Tokenizer minilm() {
+Tokenizer batch_test_minilm() {
   Tokenizer t = Tokenizer::from_file(testing::minilm_tokenizer());
   t.set_padding(std::nullopt);
   t.set_truncation(std::nullopt);
@@ -25,7 +25,7 @@ std::vector<Ids> ids_of(const std::vector<Encoding>& encodings) {
 }
 
 TEST(TokenizerTruncation, PairOverflowingWindowsFollowHuggingFace) {
-  auto t = minilm();
+  auto t = batch_test_minilm();
   t.set_truncation(TruncationParams{10, TruncationStrategy::kLongestFirst, 1, Direction::kRight});
   const auto e = t.encode_pair("one two three four five six seven", "alpha beta gamma delta");
   EXPECT_EQ(e.ids, (Ids{101, 2028, 2048, 2093, 2176, 102, 6541, 8247, 13091, 102}));
@@ -35,7 +35,7 @@ TEST(TokenizerTruncation, PairOverflowingWindowsFollowHuggingFace) {
 }
 
 TEST(TokenizerTruncation, LeftTruncationWithStride) {
-  auto t = minilm();
+  auto t = batch_test_minilm();
   t.set_truncation(TruncationParams{6, TruncationStrategy::kLongestFirst, 2, Direction::kLeft});
   const auto e = t.encode("one two three four five six seven");
   EXPECT_EQ(e.ids, (Ids{101, 2176, 2274, 2416, 2698, 102}));
@@ -44,13 +44,13 @@ TEST(TokenizerTruncation, LeftTruncationWithStride) {
 }
 
 TEST(TokenizerTruncation, StrideAsLongAsTheWindowIsAnError) {
-  auto t = minilm();
+  auto t = batch_test_minilm();
   t.set_truncation(TruncationParams{6, TruncationStrategy::kLongestFirst, 4, Direction::kRight});
   EXPECT_THROW((void)t.encode("one two three four five six seven"), Error);
 }
 
 TEST(TokenizerOffsets, CharacterOffsetsCountCodePoints) {
-  auto t = minilm();
+  auto t = batch_test_minilm();
   const std::string text = "naïve café 日本";
   const auto bytes = t.encode(text);
   EXPECT_EQ(bytes.offsets, (std::vector<Offsets>{{0, 0}, {0, 6}, {7, 12}, {13, 16}, {16, 19}, {0, 0}}));
@@ -62,7 +62,7 @@ TEST(TokenizerOffsets, CharacterOffsetsCountCodePoints) {
 }
 
 TEST(TokenizerBatch, ThreadsGiveTheSameEncodingsInOrder) {
-  const auto t = minilm();
+  const auto t = batch_test_minilm();
   std::vector<std::string> texts;
   for (int i = 0; i < 500; ++i) texts.push_back("text number " + std::to_string(i) + std::string(i % 7, 'x'));
   const std::vector<std::string_view> views(texts.begin(), texts.end());
@@ -81,7 +81,7 @@ TEST(TokenizerBatch, ThreadsGiveTheSameEncodingsInOrder) {
 }
 
 TEST(TokenizerBatch, AnErrorNamesTheFirstFailingInput) {
-  const auto t = minilm();
+  const auto t = batch_test_minilm();
   std::vector<std::string> texts(300, "fine");
   texts[123] = "bad \xff";
   texts[250] = "also bad \xfe";
@@ -99,7 +99,7 @@ TEST(TokenizerBatch, AnErrorNamesTheFirstFailingInput) {
 }
 
 TEST(TokenizerBatch, BatchPaddingToLongestAndMultiple) {
-  auto t = minilm();
+  auto t = batch_test_minilm();
   PaddingParams padding;
   padding.pad_to_multiple_of = 8;
   t.set_padding(padding);

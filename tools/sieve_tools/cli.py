@@ -7,6 +7,7 @@
     sieve-export quantize DIR --out DIR --mode static --calibration TEXTS.txt [--calibration-size N]
                           [--method minmax|entropy|percentile]
     sieve-export report --reference FP32_DIR VARIANT_DIR... --corpus FILE [--bench] [--json OUT] [--markdown]
+    sieve-export convert-weights DIR
 
 Every command that writes a folder writes a complete Sieve model folder: the
 new model.onnx with the tokenizer, configuration and sentence-transformers
@@ -72,6 +73,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="keep in float the nodes whose name matches REGEX (e.g. 'output/dense')")
     p.add_argument("--no-preprocess", action="store_true", help="skip quant_pre_process")
     p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("convert-weights", help="module weights in pytorch_model.bin -> model.safetensors, in place")
+    p.add_argument("folder", type=Path, help="a model folder whose modules.json names Dense or LayerNorm modules")
 
     p = sub.add_parser("report", help="accuracy (and speed) of variants against the FP32 folder, run by Sieve")
     p.add_argument("--reference", required=True, type=Path, help="the FP32 model folder")
@@ -140,6 +144,14 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 print(f"{args.out}: INT8 {args.mode} ({args.config}, weights {result['weight_type']}"
                       f"{', per channel' if args.per_channel else ''}; ops {' '.join(result['op_types'])})")
+        elif args.command == "convert-weights":
+            from .model_folder import convert_module_weights
+
+            if not (args.folder / "modules.json").is_file():
+                raise ToolError(f"{args.folder}: no modules.json (not a sentence-transformers folder)")
+            written = convert_module_weights(args.folder)
+            print(f"{args.folder}: " + (", ".join(str(w.relative_to(args.folder)) for w in written) + " written"
+                                        if written else "every module's weights are in model.safetensors already"))
         elif args.command == "report":
             from .report import markdown, report
 

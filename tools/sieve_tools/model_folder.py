@@ -114,18 +114,55 @@ def max_length(folder: Path) -> int:
     return min(length, positions)
 
 
+def module_dirs(folder: Path) -> list[str]:
+    """The sub-folders modules.json names (its modules after the transformer)."""
+    modules = read_json(Path(folder) / "modules.json")
+    if not isinstance(modules, list):
+        return []
+    return [m["path"] for m in modules if isinstance(m, dict) and isinstance(m.get("path"), str) and m["path"]]
+
+
 def support_files(src: Path) -> list[Path]:
-    """The files of `src` a new folder needs besides its ONNX file, relative to `src`."""
+    """The files of `src` a new folder needs besides its ONNX file, relative to `src`:
+    configuration and tokenizer files, and the weights of the modules after the
+    transformer (Dense, LayerNorm), which Sieve applies itself."""
     src = Path(src)
+    keep_weights = {Path(d) for d in module_dirs(src)}
     out = []
     for item in sorted(src.rglob("*")):
         rel = item.relative_to(src)
         if not item.is_file() or any(part in _SKIP_DIRS for part in rel.parts[:-1]):
             continue
+        if rel.name == "model.safetensors" and rel.parent in keep_weights:
+            out.append(rel)
+            continue
         if rel.name in _SKIP_NAMES or rel.name.endswith(_SKIP_SUFFIXES) or rel.name.startswith(".sieve"):
             continue
         out.append(rel)
     return out
+
+
+def convert_module_weights(src: Path, dest: Path | None = None) -> list[Path]:
+    """Writes model.safetensors beside each module's pytorch_model.bin (a pickle,
+    which Sieve does not read) that lacks one; `dest` is the folder to write
+    into (default: `src` itself). Returns the files written."""
+    src = Path(src)
+    dest = src if dest is None else Path(dest)
+    written = []
+    for d in module_dirs(src):
+        bin_file, st_file = src / d / "pytorch_model.bin", src / d / "model.safetensors"
+        if not bin_file.is_file() or st_file.is_file():
+            continue
+        import torch
+        from safetensors.torch import save_file
+
+        state = torch.load(bin_file, map_location="cpu", weights_only=True)
+        target = dest / d / "model.safetensors"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        save_file({k: v.contiguous() for k, v in state.items()}, str(target))
+        log(f"{bin_file} -> {target}")
+        written.append(target)
+    return written
 
 
 def copy_support_files(src: Path, dest: Path) -> None:
@@ -134,6 +171,7 @@ def copy_support_files(src: Path, dest: Path) -> None:
         target = dest / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(src / rel, target)
+    convert_module_weights(src, dest)
     # sentence-transformers saves Normalize as an empty folder, which packages
     # and copies drop: recreate every module path modules.json names.
     modules = read_json(dest / "modules.json")

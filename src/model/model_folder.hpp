@@ -1,16 +1,18 @@
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "model/json_file.hpp"
+#include "model/modules/module.hpp"
+#include "model/modules/pooling_module.hpp"
 #include "sieve/embedder.hpp"
 
-namespace sieve::registry {
+namespace sieve::model {
 
 // What a model folder says about itself, read from the files Hugging Face
 // optimum and sentence-transformers write. Every field is optional except
@@ -19,7 +21,13 @@ struct ModelFolder {
   std::filesystem::path root;
   std::filesystem::path onnx_file;  // model.onnx or onnx/model.onnx
   std::filesystem::path tokenizer_file;
-  std::optional<Pooling> pooling;     // 1_Pooling/config.json (via modules.json)
+  // modules.json, in its order; each module was read and checked (a module
+  // Sieve would not apply as sentence-transformers does is refused).
+  std::vector<std::shared_ptr<const Module>> modules;
+  // The Pooling module (via modules.json, or 1_Pooling/config.json alone); null without one.
+  std::shared_ptr<const PoolingModule> pooling;
+  // The modules after pooling (Dense, LayerNorm, Normalize, ...), in order.
+  std::vector<std::shared_ptr<const VectorModule>> vector_modules;
   bool has_normalize_module = false;  // modules.json lists Normalize
   bool has_sentence_transformers_files = false;
   std::optional<std::size_t> max_seq_length;           // sentence_bert_config.json
@@ -32,16 +40,13 @@ struct ModelFolder {
   std::vector<std::pair<std::string, std::string>> prompts;
   std::optional<std::string> default_prompt_name;
   std::optional<std::string> similarity_fn_name;
-  // 1_Pooling/config.json "include_prompt": false means the prompt's tokens
+  // The Pooling module's include_prompt: false means the prompt's tokens
   // are left out of pooling (INSTRUCTOR-style models).
   bool pooling_include_prompt = true;
 };
 
+// Reads and checks a model folder's files; an Error names what is wrong
+// (or unsupported) and what to do.
 ModelFolder read_model_folder(const std::filesystem::path& root);
 
-// Reads an optional JSON file of a model folder (absent: nullopt); a file
-// that is not JSON of the expected type is an error naming it.
-std::optional<nlohmann::json> read_json_file(const std::filesystem::path& file,
-                                             nlohmann::json::value_t expected = nlohmann::json::value_t::object);
-
-}  // namespace sieve::registry
+}  // namespace sieve::model

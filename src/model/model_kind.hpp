@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "registry/model_folder.hpp"
+#include "model/model_folder.hpp"
 #include "sieve/registry.hpp"
 
-namespace sieve::registry {
+namespace sieve::model {
 
 // A graph input or output as the ONNX file declares it; -1 marks a
 // dynamic axis. elem_type is ONNX's TensorProto.DataType (1 float, 7 int64).
@@ -41,4 +41,4 @@ ModelKind detect_kind(const ModelFolder& folder, const OnnxSummary& onnx);
 // data and tokenizer.json, by file size (see RegistryOptions::memory_budget).
 std::size_t estimate_bytes(const ModelFolder& folder, const OnnxSummary& onnx);
 
-}  // namespace sieve::registry
+}  // namespace sieve::model

@@ -2,12 +2,12 @@
 
 #include <fstream>
 
-#include "registry/model_folder.hpp"
+#include "model/model_folder.hpp"
 #include "sieve/embedder.hpp"
 #include "sieve/error.hpp"
 #include "support/paths.hpp"
 
-namespace sieve::registry {
+namespace sieve::model {
 namespace {
 
 namespace fs = std::filesystem;
@@ -59,8 +59,8 @@ TEST_F(DamagedFolder, CorruptFilesAreNamed) {
                 fs::copy_options::overwrite_existing);
   write("1_Pooling/config.json", "[]");
   EXPECT_NE(load_error().find("1_Pooling/config.json"), std::string::npos);
-  write("1_Pooling/config.json", R"({"pooling_mode_mean_tokens": false})");
-  EXPECT_NE(load_error().find("no pooling mode"), std::string::npos);
+  write("1_Pooling/config.json", R"({"pooling_mode": "median"})");
+  EXPECT_NE(load_error().find("unknown pooling \"median\""), std::string::npos);
 }
 
 TEST_F(DamagedFolder, CorruptOnnxIsAnErrorNotACrash) {
@@ -86,11 +86,12 @@ TEST(ModelFolder, MissingFolder) {
 
 TEST(ModelFolder, ReadsSentenceTransformersFiles) {
   const auto f = read_model_folder(testing::fixtures_dir() / "tiny-bert-tokens");
-  EXPECT_EQ(f.pooling, Pooling::kMean);
+  ASSERT_NE(f.pooling, nullptr);
+  EXPECT_EQ(f.pooling->modes(), std::vector<Pooling>{Pooling::kMean});
   EXPECT_TRUE(f.has_normalize_module);
   EXPECT_EQ(f.max_seq_length, 128U);
   EXPECT_EQ(f.hidden_size, 32U);
 }
 
 }  // namespace
-}  // namespace sieve::registry
+}  // namespace sieve::model

@@ -1,4 +1,4 @@
-#include "registry/model_kind.hpp"
+#include "model/model_kind.hpp"
 
 #include <algorithm>
 #include <fstream>
@@ -8,7 +8,7 @@
 
 #include "sieve/error.hpp"
 
-namespace sieve::registry {
+namespace sieve::model {
 namespace {
 
 namespace fs = std::filesystem;
@@ -250,4 +250,4 @@ std::size_t estimate_bytes(const ModelFolder& folder, const OnnxSummary& onnx) {
   return total;
 }
 
-}  // namespace sieve::registry
+}  // namespace sieve::model

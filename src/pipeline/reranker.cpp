@@ -294,7 +294,7 @@ std::vector<float> Reranker::run_batch(std::span<const Encoding* const> pairs) c
   const Impl& m = *impl_;
   if (pairs.empty()) return {};
   pipeline::BatchTensors tensors;
-  tensors.fill(pairs, m.slots.token_type_ids.has_value());
+  tensors.fill(pairs, m.slots);
   const auto inputs = tensors.inputs(m.slots);
   const auto output = m.session.run(inputs, m.output);
   const auto& s = output.shape();

@@ -1,7 +1,9 @@
 """The model zoo (tools/model_zoo.py): tiny random-weight sentence-transformers
 models in each combination of pooling modes and modules after pooling (Dense
-with each activation, LayerNorm, Normalize anywhere, Dropout), exported with
-`sieve-export export` and run by `sieve embed`, against what
+with each activation, LayerNorm, Normalize anywhere, Dropout), and a Qwen3
+decoder embedder (position ids, last-token pooling, a tokenizer that appends
+an end-of-sequence token and pads on the left, instruction prompts), exported
+with `sieve-export export` and run by `sieve embed`, against what
 sentence-transformers' `encode` gives for the same folders; and folders Sieve
 must refuse, each with an error naming the module and what to do.
 
@@ -64,6 +66,8 @@ def zoo(texts, tmp_path_factory) -> dict:
         if name != EXPORTED:
             pairs += [root / "torch" / "embedders" / name, root / "onnx" / name]
     run(PYTHON, "-c", copy, exported / "model.onnx", *pairs)
+    for name in made["decoders"]:
+        run(SIEVE_EXPORT, "export", root / "torch" / "decoders" / name, "--out", root / "onnx" / name, "--json")
     # Refused folders as they are (sieve-export would convert pickled weights).
     for name in made["refused"]:
         shutil.copytree(root / "torch" / "refused" / name, root / "refused" / name)
@@ -102,6 +106,16 @@ def test_export_keeps_the_weights_of_modules_after_pooling(zoo):
 def test_embedder_matches_sentence_transformers(zoo, texts, name):
     assert name in zoo["made"]["embedders"], f"tools/model_zoo.py made no {name}"
     assert_matches(vectors(sieve_embed(zoo["root"] / "onnx" / name, texts)), zoo["refs"][name], name)
+
+
+@pytest.mark.parametrize("prompt", [None, "query", "document"])
+def test_decoder_embedder_matches_sentence_transformers(zoo, texts, prompt):
+    name = "qwen3-lasttoken-normalize"
+    assert name in zoo["made"]["decoders"]
+    args = ["--prompt-name", prompt] if prompt else []
+    got = vectors(run_sieve("embed", "--model", str(zoo["root"] / "onnx" / name), "--format", "jsonl", *args,
+                            input="".join(t + "\n" for t in texts).encode()))
+    assert_matches(got, zoo["refs"][name + (f"/{prompt}" if prompt else "")], f"{name} prompt {prompt}")
 
 
 def test_every_zoo_embedder_is_tested(zoo):

@@ -165,6 +165,8 @@ def check_export(onnx_file: Path, source, kind: str, *, texts: list[str] | None 
 
     io = check_io(onnx_file, kind)
     tokenizer = AutoTokenizer.from_pretrained(str(source))
+    if tokenizer.pad_token is None:  # decoders often have none; any id works under the mask
+        tokenizer.pad_token = tokenizer.eos_token or tokenizer.unk_token
     if kind == CROSS_ENCODER:
         torch_model = AutoModelForSequenceClassification.from_pretrained(str(source))
         pairs = CHECK_PAIRS
@@ -179,6 +181,10 @@ def check_export(onnx_file: Path, source, kind: str, *, texts: list[str] | None 
     feeds = {n: batch[n].astype(np.int64) for n in names if n in batch}
     if "token_type_ids" in names and "token_type_ids" not in feeds:
         feeds["token_type_ids"] = np.zeros_like(feeds["input_ids"])
+    if "position_ids" in names and "position_ids" not in feeds:
+        # As transformers computes them from the mask (and as Sieve feeds them).
+        mask = feeds["attention_mask"]
+        feeds["position_ids"] = np.where(mask == 0, 1, np.cumsum(mask, axis=1) - 1).astype(np.int64)
     want = "logits" if kind == CROSS_ENCODER else "last_hidden_state"
     got = session.run([want], feeds)[0]
     with torch.no_grad():

@@ -11,21 +11,26 @@ Writes under DIR:
                        so that one ONNX export serves them all
   embedders/NAME/      sentence-transformers folders saved by SentenceTransformer.save:
                        the base transformer followed by the modules NAME says
-  decoders/NAME/       decoder embedders (Qwen3) with a byte-level BPE tokenizer
-                       trained on the texts that appends an end-of-sequence token
-                       and pads on the left, as Qwen3-Embedding's does; last-token
-                       pooling, and prompts in config_sentence_transformers.json
+  architectures/NAME/  one folder per architecture, each with its own transformer
+                       (and its own ONNX export): encoders with the tokenizer of
+                       MODEL_DIR; decoders (Qwen3, Qwen2, Gemma3) with a byte-level
+                       BPE tokenizer trained on the texts that appends an
+                       end-of-sequence token and pads on the left, as
+                       Qwen3-Embedding's does, last-token pooling and prompts in
+                       config_sentence_transformers.json; T5 as its encoder alone
   refused/NAME/        folders Sieve must refuse, with the words its error must contain
-  zoo.json             {"embedders": {NAME: {"modules": [...]}}, "decoders": {NAME: {"prompts": [...]}},
+  zoo.json             {"embedders": {NAME: {"modules": [...]}},
+                        "architectures": {NAME: {"modules": [...], "prompts": [...]}},
                         "refused": {NAME: {"error": [WORDS...], "fix": COMMAND or null}}}
   references.npz       NAME: SentenceTransformer(NAME).encode(texts), float32, for
                        every embedder and every refused folder that has a fix;
-                       NAME/PROMPT: encode(texts, prompt_name=PROMPT) for each decoder prompt
+                       NAME/PROMPT: encode(texts, prompt_name=PROMPT) for each prompt
 """
 
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import shutil
 from pathlib import Path
@@ -108,27 +113,78 @@ def bpe_tokenizer(texts: list[str], folder: Path):
     return fast
 
 
-def decoders_(out: Path, texts: list[str], references: dict[str, np.ndarray]) -> dict[str, dict]:
-    """Qwen3 embedders: last-token pooling over a causal model."""
-    from transformers import Qwen3Config, Qwen3Model
+def architectures(out: Path, minilm_tokenizer, texts: list[str], references: dict[str, np.ndarray]) -> dict[str, dict]:
+    """One tiny model per architecture, each in a typical sentence-transformers
+    arrangement of its family."""
+    import transformers as tf
 
-    made: dict[str, dict] = {}
-    base = out / "qwen3-base"
-    tokenizer = bpe_tokenizer(texts, base)
-    Qwen3Model(Qwen3Config(vocab_size=len(tokenizer), hidden_size=HIDDEN, intermediate_size=64, num_hidden_layers=2,
-                           num_attention_heads=4, num_key_value_heads=2, head_dim=8, max_position_embeddings=512,
-                           initializer_range=0.2)).save_pretrained(base)
+    nn = torch.nn
+    small = dict(num_hidden_layers=2, num_attention_heads=4, intermediate_size=64, max_position_embeddings=512,
+                 initializer_range=0.2)
+    vocab = minilm_tokenizer.vocab_size
+    bert_like = dict(vocab_size=vocab, hidden_size=HIDDEN, pad_token_id=0, **small)
+    decoder = dict(hidden_size=HIDDEN, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
+                   num_key_value_heads=2, head_dim=8, max_position_embeddings=512, initializer_range=0.2)
     prompts = {"query": "Instruct: find the passage that answers the question\nQuery: ", "document": ""}
-    name = "qwen3-lasttoken-normalize"
-    st = SentenceTransformer(modules=[transformer(base), pooling("lasttoken"), models.Normalize()], device="cpu",
-                             prompts=prompts)
-    st.save(str(out / name))
-    st = SentenceTransformer(str(out / name), device="cpu")
-    references[name] = st.encode(texts, batch_size=16, convert_to_numpy=True).astype(np.float32)
-    for prompt in prompts:
-        references[f"{name}/{prompt}"] = st.encode(texts, batch_size=16, prompt_name=prompt,
-                                                   convert_to_numpy=True).astype(np.float32)
-    made[name] = {"prompts": sorted(prompts)}
+    # name: (config, model class, decoder?, modules after the transformer, prompts)
+    specs = {
+        "roberta-mean-normalize": (tf.RobertaConfig(**{**bert_like, "max_position_embeddings": 514}), tf.RobertaModel,
+                                   False, lambda: [pooling("mean"), models.Normalize()], None),
+        "xlm-roberta-cls-normalize": (tf.XLMRobertaConfig(**{**bert_like, "max_position_embeddings": 514}),
+                                      tf.XLMRobertaModel, False, lambda: [pooling("cls"), models.Normalize()], None),
+        "mpnet-mean-normalize": (tf.MPNetConfig(**{**bert_like, "max_position_embeddings": 514}), tf.MPNetModel,
+                                 False, lambda: [pooling("mean"), models.Normalize()], None),
+        "distilbert-mean": (tf.DistilBertConfig(vocab_size=vocab, dim=HIDDEN, n_layers=2, n_heads=4, hidden_dim=64,
+                                                pad_token_id=0, initializer_range=0.2), tf.DistilBertModel, False,
+                            lambda: [pooling("mean")], None),
+        "deberta-v2-mean-dense": (tf.DebertaV2Config(**bert_like), tf.DebertaV2Model, False,
+                                  lambda: [pooling("mean"), dense(HIDDEN, 16)], None),
+        "electra-cls": (tf.ElectraConfig(**{**bert_like, "embedding_size": HIDDEN}), tf.ElectraModel, False,
+                        lambda: [pooling("cls")], None),
+        "modernbert-mean-normalize": (tf.ModernBertConfig(vocab_size=vocab, hidden_size=HIDDEN, intermediate_size=64,
+                                                          num_hidden_layers=2, num_attention_heads=4, pad_token_id=0,
+                                                          initializer_range=0.2, reference_compile=False),
+                                      tf.ModernBertModel, False, lambda: [pooling("mean"), models.Normalize()], None),
+        "t5-encoder-mean-dense-normalize": (tf.T5Config(vocab_size=vocab, d_model=HIDDEN, d_kv=8, d_ff=64, num_layers=2,
+                                                        num_heads=4, decoder_start_token_id=0, pad_token_id=0),
+                                            tf.T5EncoderModel, False,
+                                            lambda: [pooling("mean"), dense(HIDDEN, 16, nn.Identity()),
+                                                     models.Normalize()], None),
+        "qwen3-lasttoken-normalize": (tf.Qwen3Config(**decoder), tf.Qwen3Model, True,
+                                      lambda: [pooling("lasttoken"), models.Normalize()], prompts),
+        "qwen2-lasttoken-normalize": (tf.Qwen2Config(**{k: v for k, v in decoder.items() if k != "head_dim"}),
+                                      tf.Qwen2Model, True, lambda: [pooling("lasttoken"), models.Normalize()], prompts),
+        "gemma3-mean-dense-dense-normalize": (tf.Gemma3TextConfig(**decoder, sliding_window=16),
+                                              tf.Gemma3TextModel, True,
+                                              lambda: [pooling("mean"), dense(HIDDEN, 48, nn.Identity(), bias=False),
+                                                       dense(48, HIDDEN, nn.Identity(), bias=False),
+                                                       models.Normalize()], None),
+    }
+    bpe = None
+    made: dict[str, dict] = {}
+    for name, (config, model_class, is_decoder, modules, name_prompts) in specs.items():
+        base = out / "bases" / name
+        if is_decoder:
+            if bpe is None:
+                bpe = bpe_tokenizer(texts, out / "bpe")
+            config.vocab_size = len(bpe)
+            bpe.save_pretrained(base)
+        else:
+            # Only the inputs the model takes, as its own tokenizer would say.
+            takes_types = "token_type_ids" in inspect.signature(model_class.forward).parameters
+            names = ["input_ids", "token_type_ids", "attention_mask"] if takes_types else ["input_ids", "attention_mask"]
+            AutoTokenizer.from_pretrained(minilm_tokenizer.name_or_path, model_input_names=names).save_pretrained(base)
+        model_class(config).save_pretrained(base)
+        st = SentenceTransformer(modules=[transformer(base), *modules()], device="cpu",
+                                 **({"prompts": name_prompts} if name_prompts else {}))
+        st.save(str(out / name))
+        st = SentenceTransformer(str(out / name), device="cpu")
+        references[name] = st.encode(texts, batch_size=16, convert_to_numpy=True).astype(np.float32)
+        for prompt in name_prompts or {}:
+            references[f"{name}/{prompt}"] = st.encode(texts, batch_size=16, prompt_name=prompt,
+                                                       convert_to_numpy=True).astype(np.float32)
+        made[name] = {"architecture": model_class.__name__, "modules": [type(m).__name__ for m in st],
+                      "prompts": sorted(name_prompts or {})}
     return made
 
 
@@ -214,11 +270,11 @@ def main() -> int:
         st = SentenceTransformer(str(folder), device="cpu")
         references[name] = st.encode(texts, batch_size=16, convert_to_numpy=True).astype(np.float32)
         zoo["embedders"][name] = {"modules": [type(m).__name__ for m in st]}
-    zoo["decoders"] = decoders_(args.out / "decoders", texts, references)
+    zoo["architectures"] = architectures(args.out / "architectures", tokenizer, texts, references)
     zoo["refused"] = make_refused(base, args.out / "refused", texts, references)
     np.savez(args.out / "references.npz", **references)
     (args.out / "zoo.json").write_text(json.dumps(zoo, indent=2), encoding="utf-8")
-    print(f"wrote {args.out}: {len(zoo['embedders'])} embedders, {len(zoo['decoders'])} decoders, "
+    print(f"wrote {args.out}: {len(zoo['embedders'])} embedders, {len(zoo['architectures'])} architectures, "
           f"{len(zoo['refused'])} refused folders")
     return 0
 

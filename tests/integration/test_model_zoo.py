@@ -1,9 +1,11 @@
 """The model zoo (tools/model_zoo.py): tiny random-weight sentence-transformers
 models in each combination of pooling modes and modules after pooling (Dense
-with each activation, LayerNorm, Normalize anywhere, Dropout), and a Qwen3
-decoder embedder (position ids, last-token pooling, a tokenizer that appends
-an end-of-sequence token and pads on the left, instruction prompts), exported
-with `sieve-export export` and run by `sieve embed`, against what
+with each activation, LayerNorm, Normalize anywhere, Dropout) on BERT, and one
+model per architecture (RoBERTa, XLM-R, MPNet, DistilBERT, DeBERTa-v2, ELECTRA,
+ModernBERT, the T5 encoder, and the decoders Qwen3, Qwen2 and Gemma3 with
+position ids, last-token pooling, a tokenizer that appends an end-of-sequence
+token and pads on the left, and instruction prompts), each exported with
+`sieve-export export` and run by `sieve embed`, against what
 sentence-transformers' `encode` gives for the same folders; and folders Sieve
 must refuse, each with an error naming the module and what to do.
 
@@ -66,8 +68,8 @@ def zoo(texts, tmp_path_factory) -> dict:
         if name != EXPORTED:
             pairs += [root / "torch" / "embedders" / name, root / "onnx" / name]
     run(PYTHON, "-c", copy, exported / "model.onnx", *pairs)
-    for name in made["decoders"]:
-        run(SIEVE_EXPORT, "export", root / "torch" / "decoders" / name, "--out", root / "onnx" / name, "--json")
+    for name in made["architectures"]:
+        run(SIEVE_EXPORT, "export", root / "torch" / "architectures" / name, "--out", root / "onnx" / name, "--json")
     # Refused folders as they are (sieve-export would convert pickled weights).
     for name in made["refused"]:
         shutil.copytree(root / "torch" / "refused" / name, root / "refused" / name)
@@ -108,19 +110,29 @@ def test_embedder_matches_sentence_transformers(zoo, texts, name):
     assert_matches(vectors(sieve_embed(zoo["root"] / "onnx" / name, texts)), zoo["refs"][name], name)
 
 
-@pytest.mark.parametrize("prompt", [None, "query", "document"])
-def test_decoder_embedder_matches_sentence_transformers(zoo, texts, prompt):
-    name = "qwen3-lasttoken-normalize"
-    assert name in zoo["made"]["decoders"]
-    args = ["--prompt-name", prompt] if prompt else []
-    got = vectors(run_sieve("embed", "--model", str(zoo["root"] / "onnx" / name), "--format", "jsonl", *args,
-                            input="".join(t + "\n" for t in texts).encode()))
-    assert_matches(got, zoo["refs"][name + (f"/{prompt}" if prompt else "")], f"{name} prompt {prompt}")
+ARCHITECTURES = ["roberta-mean-normalize", "xlm-roberta-cls-normalize", "mpnet-mean-normalize", "distilbert-mean",
+                 "deberta-v2-mean-dense", "electra-cls", "modernbert-mean-normalize",
+                 "t5-encoder-mean-dense-normalize", "qwen3-lasttoken-normalize", "qwen2-lasttoken-normalize",
+                 "gemma3-mean-dense-dense-normalize"]
 
 
-def test_every_zoo_embedder_is_tested(zoo):
+@pytest.mark.parametrize("name", ARCHITECTURES)
+def test_architecture_matches_sentence_transformers(zoo, texts, name):
+    made = zoo["made"]["architectures"].get(name)
+    assert made is not None, f"tools/model_zoo.py made no {name}"
+    folder = zoo["root"] / "onnx" / name
+    assert_matches(vectors(sieve_embed(folder, texts)), zoo["refs"][name], name)
+    # Each prompt of the model's configuration, by name, as encode(prompt_name=...).
+    for prompt in made["prompts"]:
+        got = vectors(run_sieve("embed", "--model", str(folder), "--format", "jsonl", "--prompt-name", prompt,
+                                input="".join(t + "\n" for t in texts).encode()))
+        assert_matches(got, zoo["refs"][f"{name}/{prompt}"], f"{name} prompt {prompt}")
+
+
+def test_every_zoo_model_is_tested(zoo):
     tested = test_embedder_matches_sentence_transformers.pytestmark[0].args[1]
     assert sorted(zoo["made"]["embedders"]) == sorted(tested)
+    assert sorted(zoo["made"]["architectures"]) == sorted(ARCHITECTURES)
 
 
 @pytest.mark.parametrize("name", ["dense-pytorch-bin", "dense-custom-activation", "dense-on-tokens",

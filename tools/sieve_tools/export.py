@@ -9,6 +9,11 @@ text classification for cross-encoders (config.json architectures
 `*ForSequenceClassification`): the output is `logits` [batch, labels]. Batch
 and sequence axes are dynamic.
 
+Encoder-decoder models used as embedders (T5, mT5, UMT5: sentence-T5, GTR)
+are exported as their encoder alone (transformers' *EncoderModel, with
+torch.onnx.export): optimum would export the decoder too, whose inputs an
+embedder has no use for.
+
 Checks on the written file: the inputs (input_ids, attention_mask, and
 token_type_ids when the model has them, int64 [batch, sequence]), the output
 name, rank and dynamic axes, and the outputs of ONNX Runtime against the
@@ -44,6 +49,49 @@ CHECK_PAIRS = [
 
 # Files a hub download needs besides the weights (ONNX export loads the weights itself).
 _HUB_PATTERNS = ["*.json", "*.txt", "*.model", "1_Pooling/*", "2_Dense/*", "2_Normalize/*", "3_Normalize/*"]
+
+
+# model_type -> the transformers class of its encoder alone.
+ENCODER_ONLY = {"t5": "T5EncoderModel", "mt5": "MT5EncoderModel", "umt5": "UMT5EncoderModel"}
+
+
+def encoder_only_class(folder: Path | None, kind: str):
+    """The encoder class to export for an encoder-decoder embedder, else None."""
+    if folder is None or kind != EMBEDDER:
+        return None
+    name = ENCODER_ONLY.get(str(read_config(folder).get("model_type", "")))
+    if name is None:
+        return None
+    import transformers
+
+    return getattr(transformers, name)
+
+
+def export_encoder(encoder_class, source: str, out_file: Path, opset: int | None) -> None:
+    """The encoder of an encoder-decoder model: input_ids and attention_mask to
+    last_hidden_state, batch and sequence axes dynamic."""
+    import warnings
+
+    import torch
+
+    model = encoder_class.from_pretrained(source).eval()
+
+    class Encoder(torch.nn.Module):
+        def __init__(self, inner):
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, input_ids, attention_mask):
+            return self.inner(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+
+    ids = torch.ones(2, 7, dtype=torch.long)
+    axes = {0: "batch_size", 1: "sequence_length"}
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(Encoder(model), (ids, torch.ones_like(ids)), str(out_file),
+                          input_names=["input_ids", "attention_mask"], output_names=["last_hidden_state"],
+                          dynamic_axes={"input_ids": axes, "attention_mask": axes, "last_hidden_state": axes},
+                          opset_version=opset or 17, dynamo=False)
 
 
 def resolve_task(folder: Path | None, task: str) -> str:
@@ -92,7 +140,16 @@ def export(model: str, out: Path, *, task: str = "auto", opset: int | None = Non
     log(f"exporting {model} ({kind}, task {resolved}) with optimum")
     report: dict = {"model": model, "task": resolved, "kind": kind, "output": str(out)}
 
+    encoder_class = encoder_only_class(src if local else None, kind)
+
     def write(tmp: Path) -> None:
+        if encoder_class is not None:
+            log(f"exporting the encoder alone ({encoder_class.__name__})")
+            export_encoder(encoder_class, source, tmp / "model.onnx", opset)
+            if check:
+                report["check"] = check_export(tmp / "model.onnx", source, kind, texts=texts, atol=atol,
+                                               model_class=encoder_class)
+            return
         work = Path(tempfile.mkdtemp(prefix=".optimum-", dir=tmp))
         # library_name="transformers": the graph ends at the token states
         # (last_hidden_state) or the logits; Sieve pools and normalizes as the
@@ -157,7 +214,7 @@ def check_io(onnx_file: Path, kind: str) -> dict:
 
 
 def check_export(onnx_file: Path, source, kind: str, *, texts: list[str] | None = None,
-                 atol: float = 1e-4) -> dict:
+                 atol: float = 1e-4, model_class=None) -> dict:
     """Compare ONNX Runtime on `onnx_file` with the PyTorch model `source`."""
     import onnxruntime as ort
     import torch
@@ -173,7 +230,7 @@ def check_export(onnx_file: Path, source, kind: str, *, texts: list[str] | None 
         batch = tokenizer([q for q, _ in pairs], [d for _, d in pairs], padding=True, truncation=True,
                           return_tensors="np")
     else:
-        torch_model = AutoModel.from_pretrained(str(source))
+        torch_model = (model_class or AutoModel).from_pretrained(str(source))
         batch = tokenizer(texts or CHECK_TEXTS, padding=True, truncation=True, max_length=128, return_tensors="np")
     torch_model.eval()
     session = ort.InferenceSession(str(onnx_file), providers=["CPUExecutionProvider"])

@@ -31,6 +31,15 @@ def run_sieve(*args: str, input: bytes | None = None, check: bool = True) -> sub
     return result
 
 
+def run_command(*cmd, timeout=600) -> subprocess.CompletedProcess:
+    """Runs a command; a failure raises with the end of its standard error."""
+    result = subprocess.run([str(c) for c in cmd], capture_output=True, timeout=timeout)
+    if result.returncode != 0:
+        raise AssertionError(f"{' '.join(str(c) for c in cmd)} failed ({result.returncode}):\n"
+                             f"{result.stderr.decode(errors='replace')[-4000:]}")
+    return result
+
+
 @pytest.fixture(scope="session")
 def corpus_file(tmp_path_factory) -> Path:
     """The parity corpus, rebuilt from Debian's word lists and Unicode data."""

@@ -17,21 +17,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import ROOT, run_sieve
+from conftest import ROOT, run_command as run, run_sieve
 
 EXPORT_VENV = ROOT / ".venv-export"
 PYTHON = EXPORT_VENV / "bin" / "python"
 SIEVE_EXPORT = EXPORT_VENV / "bin" / "sieve-export"
 SENTENCES = ROOT / "tests" / "data" / "sentences.txt"
 TOLERANCE = 1e-4
-
-
-def run(*cmd, timeout=600) -> subprocess.CompletedProcess:
-    result = subprocess.run([str(c) for c in cmd], capture_output=True, timeout=timeout)
-    if result.returncode != 0:
-        raise AssertionError(f"{' '.join(str(c) for c in cmd)} failed ({result.returncode}):\n"
-                             f"{result.stderr.decode(errors='replace')[-4000:]}")
-    return result
 
 
 @pytest.fixture(scope="module")

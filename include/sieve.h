@@ -117,7 +117,8 @@ typedef struct sieve_model_options {
   size_t provider_count;
   int32_t strict_providers;     /* 0: skip providers the ONNX Runtime lacks; 1: fail */
   int32_t normalize;            /* SIEVE_DEFAULT (from the model folder), 0 or 1; embedding only */
-  const char* pooling;          /* NULL (from the model folder), "mean", "cls", "max", "mean_sqrt_len", "weightedmean", "lasttoken" */
+  const char* pooling;          /* NULL (from the model folder), "mean", "cls", "max", "mean_sqrt_len",
+                                   "weightedmean", "lasttoken" */
   size_t max_length;            /* 0: the model's */
   size_t batch_size;            /* inputs per ONNX Runtime run: 32 */
   size_t dimensions;            /* Matryoshka truncation, 0: all; embedding only */

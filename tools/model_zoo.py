@@ -18,13 +18,18 @@ Writes under DIR:
                        end-of-sequence token and pads on the left, as
                        Qwen3-Embedding's does, last-token pooling and prompts in
                        config_sentence_transformers.json; T5 as its encoder alone
+  cross-encoders/NAME/ cross-encoders (*ForSequenceClassification, one label) of
+                       BERT and XLM-RoBERTa (the bge-reranker kind), with the
+                       tokenizer of MODEL_DIR
   refused/NAME/        folders Sieve must refuse, with the words its error must contain
   zoo.json             {"embedders": {NAME: {"modules": [...]}},
                         "architectures": {NAME: {"modules": [...], "prompts": [...]}},
+                        "cross_encoders": {NAME: {"architecture": ...}}, "pairs": [[QUERY, DOCUMENT], ...],
                         "refused": {NAME: {"error": [WORDS...], "fix": COMMAND or null}}}
   references.npz       NAME: SentenceTransformer(NAME).encode(texts), float32, for
                        every embedder and every refused folder that has a fix;
-                       NAME/PROMPT: encode(texts, prompt_name=PROMPT) for each prompt
+                       NAME/PROMPT: encode(texts, prompt_name=PROMPT) for each prompt;
+                       NAME: CrossEncoder(NAME).predict(pairs) (sigmoid) for each cross-encoder
 """
 
 from __future__ import annotations
@@ -189,6 +194,37 @@ def architectures(out: Path, minilm_tokenizer, texts: list[str], references: dic
     return made
 
 
+def cross_encoders(out: Path, tokenizer_dir: Path, pairs: list[tuple[str, str]],
+                   references: dict[str, np.ndarray]) -> dict[str, dict]:
+    """One-label cross-encoders, scored by CrossEncoder.predict (a sigmoid)."""
+    import transformers as tf
+    from sentence_transformers import CrossEncoder
+
+    small = dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64,
+                 initializer_range=0.2, num_labels=1, pad_token_id=0)
+    tokenizer = AutoTokenizer.from_pretrained(str(tokenizer_dir))
+    specs = {
+        "bert-cross-encoder": (tf.BertConfig(vocab_size=tokenizer.vocab_size, max_position_embeddings=512, **small),
+                               tf.BertForSequenceClassification),
+        "xlm-roberta-cross-encoder": (tf.XLMRobertaConfig(vocab_size=tokenizer.vocab_size, max_position_embeddings=514,
+                                                          **small), tf.XLMRobertaForSequenceClassification),
+    }
+    made = {}
+    for name, (config, model_class) in specs.items():
+        folder = out / name
+        model_class(config).save_pretrained(folder)
+        # Token types only where the architecture has them, as its own tokenizer says
+        # (XLM-RoBERTa's gives none: its graph, exported, takes none).
+        takes_types = "token_type_ids" in inspect.signature(model_class.forward).parameters and \
+            not name.startswith("xlm-roberta")
+        names = ["input_ids", "token_type_ids", "attention_mask"] if takes_types else ["input_ids", "attention_mask"]
+        AutoTokenizer.from_pretrained(str(tokenizer_dir), model_input_names=names).save_pretrained(folder)
+        ce = CrossEncoder(str(folder), device="cpu")
+        references[name] = np.asarray(ce.predict(pairs, batch_size=8), dtype=np.float32)
+        made[name] = {"architecture": model_class.__name__}
+    return made
+
+
 def edit_json(path: Path, change) -> None:
     doc = json.loads(path.read_text(encoding="utf-8"))
     change(doc)
@@ -272,10 +308,14 @@ def main() -> int:
         references[name] = st.encode(texts, batch_size=16, convert_to_numpy=True).astype(np.float32)
         zoo["embedders"][name] = {"modules": [type(m).__name__ for m in st]}
     zoo["architectures"] = architectures(args.out / "architectures", tokenizer, texts, references)
+    pairs = [(texts[i], texts[j]) for i in range(3) for j in range(3, 11)]
+    zoo["pairs"] = pairs
+    zoo["cross_encoders"] = cross_encoders(args.out / "cross-encoders", args.tokenizer_from, pairs, references)
     zoo["refused"] = make_refused(base, args.out / "refused", texts, references)
     np.savez(args.out / "references.npz", **references)
     (args.out / "zoo.json").write_text(json.dumps(zoo, indent=2), encoding="utf-8")
     print(f"wrote {args.out}: {len(zoo['embedders'])} embedders, {len(zoo['architectures'])} architectures, "
+          f"{len(zoo['cross_encoders'])} cross-encoders, "
           f"{len(zoo['refused'])} refused folders")
     return 0
 

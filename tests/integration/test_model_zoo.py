@@ -6,8 +6,10 @@ ModernBERT, the T5 encoder, and the decoders Qwen3, Qwen2 and Gemma3 with
 position ids, last-token pooling, a tokenizer that appends an end-of-sequence
 token and pads on the left, and instruction prompts), each exported with
 `sieve-export export` and run by `sieve embed`, against what
-sentence-transformers' `encode` gives for the same folders; and folders Sieve
-must refuse, each with an error naming the module and what to do.
+sentence-transformers' `encode` gives for the same folders; BERT and
+XLM-RoBERTa cross-encoders through `sieve rerank` against CrossEncoder's
+`predict`; and folders Sieve must refuse, each with an error naming the
+module and what to do.
 
 Needs .venv-export (scripts/setup_export_env.sh); seconds in all."""
 from __future__ import annotations
@@ -62,6 +64,8 @@ def zoo(texts, tmp_path_factory) -> dict:
     run(PYTHON, "-c", copy, exported / "model.onnx", *pairs)
     for name in made["architectures"]:
         run(SIEVE_EXPORT, "export", root / "torch" / "architectures" / name, "--out", root / "onnx" / name, "--json")
+    for name in made["cross_encoders"]:
+        run(SIEVE_EXPORT, "export", root / "torch" / "cross-encoders" / name, "--out", root / "onnx" / name, "--json")
     # Refused folders as they are (sieve-export would convert pickled weights).
     for name in made["refused"]:
         shutil.copytree(root / "torch" / "refused" / name, root / "refused" / name)
@@ -121,10 +125,27 @@ def test_architecture_matches_sentence_transformers(zoo, texts, name):
         assert_matches(got, zoo["refs"][f"{name}/{prompt}"], f"{name} prompt {prompt}")
 
 
+@pytest.mark.parametrize("name", ["bert-cross-encoder", "xlm-roberta-cross-encoder"])
+def test_cross_encoder_matches_sentence_transformers(zoo, name):
+    assert name in zoo["made"]["cross_encoders"], f"tools/model_zoo.py made no {name}"
+    pairs = zoo["made"]["pairs"]
+    scores = []
+    for query in dict.fromkeys(q for q, _ in pairs):
+        docs = [d for q, d in pairs if q == query]
+        out = json.loads(run_sieve("rerank", "--model", str(zoo["root"] / "onnx" / name), "--query", query,
+                                   input="".join(d + "\n" for d in docs).encode()).stdout)
+        scores += [r["score"] for r in sorted(out["results"], key=lambda r: r["index"])]
+    want = zoo["refs"][name]
+    assert np.ptp(want) > 1e-3, "the scores should differ from pair to pair"
+    np.testing.assert_allclose(scores, want, atol=1e-4)
+
+
 def test_every_zoo_model_is_tested(zoo):
     tested = test_embedder_matches_sentence_transformers.pytestmark[0].args[1]
     assert sorted(zoo["made"]["embedders"]) == sorted(tested)
     assert sorted(zoo["made"]["architectures"]) == sorted(ARCHITECTURES)
+    tested = test_cross_encoder_matches_sentence_transformers.pytestmark[0].args[1]
+    assert sorted(zoo["made"]["cross_encoders"]) == sorted(tested)
 
 
 @pytest.mark.parametrize("name", ["dense-pytorch-bin", "dense-custom-activation", "dense-on-tokens",

@@ -195,7 +195,7 @@ def architectures(out: Path, minilm_tokenizer, texts: list[str], references: dic
 
 
 def cross_encoders(out: Path, tokenizer_dir: Path, pairs: list[tuple[str, str]],
-                   references: dict[str, np.ndarray]) -> dict[str, dict]:
+                   references: dict[str, np.ndarray], refused_dir: Path, refused: dict[str, dict]) -> dict[str, dict]:
     """One-label cross-encoders, scored by CrossEncoder.predict (a sigmoid)."""
     import transformers as tf
     from sentence_transformers import CrossEncoder
@@ -222,6 +222,15 @@ def cross_encoders(out: Path, tokenizer_dir: Path, pairs: list[tuple[str, str]],
         ce = CrossEncoder(str(folder), device="cpu")
         references[name] = np.asarray(ce.predict(pairs, batch_size=8), dtype=np.float32)
         made[name] = {"architecture": model_class.__name__}
+    # XLM-RoBERTa's exported graph takes no token types; with a tokenizer that
+    # marks the second text as type 1 and two token types in the model,
+    # CrossEncoder's scores depend on them: refused.
+    config, model_class = specs["xlm-roberta-cross-encoder"]
+    folder = refused_dir / "xlm-roberta-cross-encoder-token-types"
+    model_class(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    refused[folder.name] = {"error": ["token_type_ids", "type_vocab_size 2"], "fix": None, "command": "rerank",
+                            "export": True}
     return made
 
 
@@ -310,8 +319,9 @@ def main() -> int:
     zoo["architectures"] = architectures(args.out / "architectures", tokenizer, texts, references)
     pairs = [(texts[i], texts[j]) for i in range(3) for j in range(3, 11)]
     zoo["pairs"] = pairs
-    zoo["cross_encoders"] = cross_encoders(args.out / "cross-encoders", args.tokenizer_from, pairs, references)
     zoo["refused"] = make_refused(base, args.out / "refused", texts, references)
+    zoo["cross_encoders"] = cross_encoders(args.out / "cross-encoders", args.tokenizer_from, pairs, references,
+                                           args.out / "refused", zoo["refused"])
     np.savez(args.out / "references.npz", **references)
     (args.out / "zoo.json").write_text(json.dumps(zoo, indent=2), encoding="utf-8")
     print(f"wrote {args.out}: {len(zoo['embedders'])} embedders, {len(zoo['architectures'])} architectures, "

@@ -20,9 +20,10 @@ namespace fs = std::filesystem;
 
 // What config.json says about the classification head.
 struct HeadConfig {
-  std::vector<std::string> architectures;     // empty: not said
-  std::optional<std::size_t> num_labels;      // num_labels, else the size of id2label
-  std::optional<ScoreActivation> activation;  // sentence-transformers' activation_fn
+  std::vector<std::string> architectures;      // empty: not said
+  std::optional<std::size_t> num_labels;       // num_labels, else the size of id2label
+  std::optional<ScoreActivation> activation;   // sentence-transformers' activation_fn
+  std::optional<std::size_t> type_vocab_size;  // token types the model embeds
 };
 
 // sentence-transformers stores the activation as a class path: under
@@ -36,6 +37,17 @@ std::optional<ScoreActivation> activation_from_class(std::string_view path) {
   if (cls == "Identity") return ScoreActivation::kNone;
   if (cls == "Softmax") return ScoreActivation::kSoftmax;
   return std::nullopt;
+}
+
+// Whether transformers' tokenizer hands the model token types: unless
+// tokenizer_config.json's model_input_names leaves them out.
+bool tokenizer_gives_token_types(const fs::path& folder) {
+  const auto config = model::read_json_file(folder / "tokenizer_config.json");
+  if (!config) return true;
+  const auto names = config->find("model_input_names");
+  if (names == config->end() || !names->is_array()) return true;
+  return std::any_of(names->begin(), names->end(),
+                     [](const nlohmann::json& n) { return n.is_string() && n.get<std::string>() == "token_type_ids"; });
 }
 
 HeadConfig read_head_config(const fs::path& file) {
@@ -57,6 +69,7 @@ HeadConfig read_head_config(const fs::path& file) {
     // transformers' PretrainedConfig derives num_labels from id2label.
     head.num_labels = labels->size();
   }
+  head.type_vocab_size = model::positive_int_field(doc, "type_vocab_size", file);
   std::string path;
   if (auto st = doc.find("sentence_transformers"); st != doc.end() && st->is_object()) {
     if (auto fn = st->find("activation_fn"); fn != st->end() && fn->is_string()) path = fn->get<std::string>();
@@ -184,6 +197,20 @@ Reranker Reranker::load(const fs::path& folder_path, const RerankerOptions& opti
   const auto& onnx = f.onnx_file;
 
   impl->slots = pipeline::find_encoder_inputs(impl->session.inputs(), onnx);
+  if (!impl->slots.token_type_ids && head.type_vocab_size.value_or(1) > 1 && tokenizer_gives_token_types(f.root)) {
+    // A graph without token types embeds every token as type 0; where the
+    // tokenizer marks the second text as type 1 and the model tells types
+    // apart, its scores would silently differ from CrossEncoder's.
+    const Encoding probe = impl->tokenizer.encode_pair("a", "b", true);
+    if (std::any_of(probe.type_ids.begin(), probe.type_ids.end(), [](std::uint32_t t) { return t != 0; })) {
+      throw Error(ErrorCode::kUnsupported,
+                  onnx.string() +
+                      ": the graph takes no token_type_ids, but the tokenizer marks the second text of "
+                      "a pair as type 1 and config.json has type_vocab_size " +
+                      std::to_string(*head.type_vocab_size) +
+                      ", so every pair would be scored as one text; use a graph that takes token_type_ids");
+    }
+  }
   impl->output = choose_logits(impl->session.outputs(), onnx, declared_classifier);
   const auto& out = impl->session.outputs()[impl->output];
 

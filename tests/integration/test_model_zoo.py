@@ -67,7 +67,10 @@ def zoo(texts, tmp_path_factory) -> dict:
     for name in made["cross_encoders"]:
         run(SIEVE_EXPORT, "export", root / "torch" / "cross-encoders" / name, "--out", root / "onnx" / name, "--json")
     # Refused folders as they are (sieve-export would convert pickled weights).
-    for name in made["refused"]:
+    for name, spec in made["refused"].items():
+        if spec.get("export"):
+            run(SIEVE_EXPORT, "export", root / "torch" / "refused" / name, "--out", root / "refused" / name)
+            continue
         shutil.copytree(root / "torch" / "refused" / name, root / "refused" / name)
         shutil.copy2(exported / "model.onnx", root / "refused" / name / "model.onnx")
     return {"root": root, "made": made, "refs": dict(np.load(root / "torch" / "references.npz"))}
@@ -146,14 +149,21 @@ def test_every_zoo_model_is_tested(zoo):
     assert sorted(zoo["made"]["architectures"]) == sorted(ARCHITECTURES)
     tested = test_cross_encoder_matches_sentence_transformers.pytestmark[0].args[1]
     assert sorted(zoo["made"]["cross_encoders"]) == sorted(tested)
+    tested = test_refused_folder_names_the_problem.pytestmark[0].args[1]
+    assert sorted(zoo["made"]["refused"]) == sorted(tested)
 
 
 @pytest.mark.parametrize("name", ["dense-pytorch-bin", "dense-custom-activation", "dense-on-tokens",
-                                  "unknown-module", "custom-module", "dense-wrong-width", "do-lower-case"])
+                                  "unknown-module", "custom-module", "dense-wrong-width", "do-lower-case",
+                                  "xlm-roberta-cross-encoder-token-types"])
 def test_refused_folder_names_the_problem(zoo, texts, name):
     spec = zoo["made"]["refused"][name]
     folder = zoo["root"] / "refused" / name
-    result = sieve_embed(folder, texts[:2], check=False)
+    if spec.get("command") == "rerank":
+        result = run_sieve("rerank", "--model", str(folder), "--query", texts[0],
+                           input="".join(t + "\n" for t in texts[1:3]).encode(), check=False)
+    else:
+        result = sieve_embed(folder, texts[:2], check=False)
     assert result.returncode != 0 and not result.stdout, f"{name} was not refused"
     error = result.stderr.decode()
     for word in spec["error"]:

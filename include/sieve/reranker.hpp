@@ -48,8 +48,11 @@ struct RerankResult {
 // broken model) ranks last instead of breaking the ordering.
 std::vector<std::size_t> rank_by_score(std::span<const float> scores);
 
-// A cross-encoder loaded from a model folder. score() and rerank() are const
-// and safe to call from many threads at once.
+// A sequence-classification model loaded from a model folder: a
+// cross-encoder (rerank, score), a classifier (classify: sentiment, NLI,
+// ...) or both, and a causal LM prompted for "yes" or "no" (the
+// Qwen3-Reranker kind, a folder with llm_reranker.json: rerank and score
+// only). Every method is const and safe to call from many threads at once.
 class Reranker {
  public:
   static Reranker load(const std::filesystem::path& folder, const RerankerOptions& options = {});
@@ -70,11 +73,33 @@ class Reranker {
   // (kInvalidInput) naming the document's index.
   [[nodiscard]] std::vector<Encoding> encode(std::string_view query, std::span<const std::string_view> documents,
                                              bool truncate = true, std::size_t threads = 0) const;
+  // classify() in parts, as encode() is for score(): single texts or pairs
+  // tokenized as the model's tokenizer does (special tokens added).
+  [[nodiscard]] std::vector<Encoding> encode_texts(std::span<const std::string_view> texts, bool truncate = true,
+                                                   std::size_t threads = 0) const;
+  [[nodiscard]] std::vector<Encoding> encode_pairs(std::span<const TextPair> pairs, bool truncate = true,
+                                                   std::size_t threads = 0) const;
   // One ORT run over `pairs`, in their order: num_labels() logits per pair.
   [[nodiscard]] std::vector<float> run_batch(std::span<const Encoding* const> pairs) const;
   // A pair's score from its logits: the activation's, or with `raw` the
   // chosen label's logit.
   [[nodiscard]] float score_from_logits(std::span<const float> logits, bool raw = false) const;
+
+  // Every label's score for each input (one text, or a pair such as an NLI
+  // premise and hypothesis), row-major [inputs x num_labels()]:
+  // classification_activation() applied, or the logits with `raw`.
+  [[nodiscard]] std::vector<float> classify(std::span<const std::string_view> texts, bool raw = false) const;
+  [[nodiscard]] std::vector<float> classify(std::span<const TextPair> pairs, bool raw = false) const;
+  // One input's label scores from its logits, as classify() gives them.
+  [[nodiscard]] std::vector<float> label_scores(std::span<const float> logits, bool raw = false) const;
+  // Label names from config.json's id2label ("LABEL_<i>" where it has none).
+  [[nodiscard]] const std::vector<std::string>& labels() const noexcept;
+  // As transformers' text-classification pipeline chooses it: none for
+  // problem_type "regression", sigmoid for "multi_label_classification" or
+  // one label, softmax otherwise. Never kAuto.
+  [[nodiscard]] ScoreActivation classification_activation() const noexcept;
+  // A causal LM scored by its "yes" and "no" logits (llm_reranker.json).
+  [[nodiscard]] bool is_llm_reranker() const noexcept;
 
   // info().output is the logits output, info().dimension the number of labels.
   [[nodiscard]] const ModelInfo& info() const noexcept;
@@ -88,6 +113,8 @@ class Reranker {
  private:
   struct Impl;
   explicit Reranker(std::unique_ptr<Impl> impl);
+  // The logits of every encoding, in their order, over length-sorted batches.
+  [[nodiscard]] std::vector<float> run_all(const std::vector<Encoding>& encodings) const;
   std::unique_ptr<Impl> impl_;
 };
 

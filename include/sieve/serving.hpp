@@ -66,6 +66,12 @@ class RerankService {
   // One score per pair, in order: the model's activation, or with `raw` the logit.
   [[nodiscard]] std::vector<float> score(std::vector<Encoding> pairs, bool raw, ServiceClock::time_point deadline,
                                          const std::function<bool()>& abandoned = {});
+  // Classification: every label's score for each input (encoded with the
+  // reranker's encode_texts or encode_pairs), row by row; the model's
+  // classification activation, or with `raw` the logits.
+  [[nodiscard]] std::vector<std::vector<float>> classify(std::vector<Encoding> inputs, bool raw,
+                                                         ServiceClock::time_point deadline,
+                                                         const std::function<bool()>& abandoned = {});
 
   [[nodiscard]] const Reranker& reranker() const noexcept { return *reranker_; }
   [[nodiscard]] std::size_t queued() const { return scheduler_.queued(); }

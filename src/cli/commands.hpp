@@ -15,6 +15,7 @@ Action add_embed_command(CLI::App& app);
 Action add_tokenize_command(CLI::App& app);
 Action add_info_command(CLI::App& app);
 Action add_rerank_command(CLI::App& app);
+Action add_classify_command(CLI::App& app);
 Action add_similarity_command(CLI::App& app);
 Action add_serve_command(CLI::App& app);
 Action add_pull_command(CLI::App& app);

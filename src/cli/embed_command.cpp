@@ -173,10 +173,6 @@ void append_quantized_row(std::string& out, const QuantizedEmbeddings& q, std::s
   out.push_back(']');
 }
 
-// Lines are embedded in chunks so a long stdin stream needs bounded memory;
-// each chunk is large enough for length-ordered batching to pay off.
-constexpr std::size_t kLinesPerChunk = 4096;
-
 int run_embed(const EmbedArgs& args) {
   EmbedderOptions options;
   options.runtime = to_runtime_options(args.model);

@@ -14,6 +14,10 @@ namespace sieve::cli {
 // Reads lines from `in` in chunks of `chunk` lines, calling `consume` with
 // each chunk and the number of lines read before it. A trailing '\r' (CRLF
 // files) is removed; nothing else is touched.
+// Lines of standard input are processed in chunks of this many: a long
+// stream needs bounded memory, and each chunk is large enough for
+// length-ordered batching to pay off.
+inline constexpr std::size_t kLinesPerChunk = 4096;
 void for_each_line_chunk(std::istream& in, std::size_t chunk,
                          const std::function<void(std::vector<std::string>&, std::size_t first_line)>& consume);
 

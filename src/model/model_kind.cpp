@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "model/llm_reranker.hpp"
 #include "sieve/error.hpp"
 
 namespace sieve::model {
@@ -178,7 +179,10 @@ bool ends_with(const std::string& text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-constexpr int kOnnxFloat = 1;
+// TensorProto.DataType: FLOAT and FLOAT16 outputs are read (the latter converted).
+bool is_float(const OnnxTensor& t) {
+  return t.elem_type == 1 || t.elem_type == 10;
+}
 
 }  // namespace
 
@@ -218,12 +222,13 @@ OnnxSummary read_onnx_summary(const fs::path& onnx_file) {
 }
 
 ModelKind detect_kind(const ModelFolder& folder, const OnnxSummary& onnx) {
+  if (fs::exists(folder.root / kLlmRerankerFile)) return ModelKind::kReranker;
   for (const auto& arch : folder.architectures) {
     if (ends_with(arch, "ForSequenceClassification")) return ModelKind::kReranker;
   }
   const auto find = [&](auto predicate) {
     return std::any_of(onnx.outputs.begin(), onnx.outputs.end(),
-                       [&](const OnnxTensor& t) { return t.elem_type == kOnnxFloat && predicate(t); });
+                       [&](const OnnxTensor& t) { return is_float(t) && predicate(t); });
   };
   if (find([](const OnnxTensor& t) { return t.name == "sentence_embedding" && t.shape.size() == 2; })) {
     return ModelKind::kPooledEmbedding;

@@ -11,7 +11,8 @@
 namespace sieve::model {
 
 // A graph input or output as the ONNX file declares it; -1 marks a
-// dynamic axis. elem_type is ONNX's TensorProto.DataType (1 float, 7 int64).
+// dynamic axis. elem_type is ONNX's TensorProto.DataType (1 float, 10 float16, 6 int32,
+// 7 int64).
 struct OnnxTensor {
   std::string name;
   int elem_type = 0;
@@ -30,7 +31,8 @@ struct OnnxSummary {
 
 OnnxSummary read_onnx_summary(const std::filesystem::path& onnx_file);
 
-// The kind, from config.json "architectures" first (*ForSequenceClassification
+// The kind: a reranker where llm_reranker.json describes a prompted causal
+// LM; else from config.json "architectures" (*ForSequenceClassification
 // is a cross-encoder) and then from the outputs: a rank-2 float output
 // "sentence_embedding" is a pooled embedding, a rank-3 float output token
 // states, a lone rank-2 "logits" a cross-encoder, any other rank-2 float

@@ -30,7 +30,7 @@ double seconds_since(Clock::time_point start) {
 std::size_t choose_output(const std::vector<runtime::TensorSpec>& outputs, const std::filesystem::path& file) {
   const auto find = [&](auto predicate) -> std::optional<std::size_t> {
     for (std::size_t i = 0; i < outputs.size(); ++i) {
-      if (outputs[i].type == runtime::ElementType::kFloat32 && predicate(outputs[i])) return i;
+      if (pipeline::is_float(outputs[i].type) && predicate(outputs[i])) return i;
     }
     return std::nullopt;
   };
@@ -42,8 +42,9 @@ std::size_t choose_output(const std::vector<runtime::TensorSpec>& outputs, const
   if (auto i = find([](const auto& o) { return o.shape.size() == 2; })) return *i;
   std::string list;
   for (const auto& o : outputs) list += " " + o.name + ":" + type_name(o.type) + shape_text(o.shape);
-  throw Error(ErrorCode::kUnsupported,
-              file.string() + ": no float32 output of rank 2 (pooled) or rank 3 (token states); outputs:" + list);
+  throw Error(
+      ErrorCode::kUnsupported,
+      file.string() + ": no float32 or float16 output of rank 2 (pooled) or rank 3 (token states); outputs:" + list);
 }
 
 // The prompt put before every input, chosen as sentence-transformers'

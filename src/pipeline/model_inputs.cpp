@@ -36,9 +36,9 @@ InputSlots find_encoder_inputs(const std::vector<runtime::TensorSpec>& inputs, c
                       "\" is not one Sieve can fill (input_ids, attention_mask, token_type_ids, position_ids); "
                       "a decoder exported with past key values needs re-exporting without them (sieve-export export)");
     }
-    if (in.type != runtime::ElementType::kInt64 || in.shape.size() != 2) {
+    if ((in.type != runtime::ElementType::kInt64 && in.type != runtime::ElementType::kInt32) || in.shape.size() != 2) {
       throw Error(ErrorCode::kUnsupported, onnx.string() + ": input \"" + in.name + "\" is " + type_name(in.type) +
-                                               shape_text(in.shape) + ", expected int64 [batch, sequence]");
+                                               shape_text(in.shape) + ", expected int64 or int32 [batch, sequence]");
     }
     if (in.name == "input_ids") {
       slots.input_ids = i;

@@ -16,6 +16,10 @@ namespace sieve::pipeline {
 // Spelling of tensor types and shapes in error messages and ModelInfo.
 const char* type_name(runtime::ElementType type) noexcept;
 std::string shape_text(const std::vector<std::int64_t>& shape);
+// Outputs Sieve reads: float32, or float16 (converted as it is read).
+inline bool is_float(runtime::ElementType type) noexcept {
+  return type == runtime::ElementType::kFloat32 || type == runtime::ElementType::kFloat16;
+}
 
 // Where a model takes its inputs: ids and mask are required, token types
 // (BERT-style encoders) and positions (decoders) optional; anything else is

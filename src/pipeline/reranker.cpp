@@ -3,9 +3,12 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <fstream>
+#include <map>
 
+#include "model/llm_reranker.hpp"
 #include "model/model_folder.hpp"
 #include "pipeline/batching.hpp"
 #include "pipeline/model_inputs.hpp"
@@ -24,6 +27,8 @@ struct HeadConfig {
   std::optional<std::size_t> num_labels;       // num_labels, else the size of id2label
   std::optional<ScoreActivation> activation;   // sentence-transformers' activation_fn
   std::optional<std::size_t> type_vocab_size;  // token types the model embeds
+  std::map<std::size_t, std::string> id2label;
+  std::string problem_type;  // transformers' config.problem_type; empty: not said
 };
 
 // sentence-transformers stores the activation as a class path: under
@@ -70,6 +75,17 @@ HeadConfig read_head_config(const fs::path& file) {
     head.num_labels = labels->size();
   }
   head.type_vocab_size = model::positive_int_field(doc, "type_vocab_size", file);
+  if (auto labels = doc.find("id2label"); labels != doc.end() && labels->is_object()) {
+    for (const auto& [key, value] : labels->items()) {
+      std::size_t id = 0;
+      const auto [end, error] = std::from_chars(key.data(), key.data() + key.size(), id);
+      if (error != std::errc() || end != key.data() + key.size() || !value.is_string()) {
+        throw Error(ErrorCode::kParse, file.string() + ": /id2label: expected label names under ids \"0\", \"1\", ...");
+      }
+      head.id2label[id] = value.get<std::string>();
+    }
+  }
+  head.problem_type = model::string_field(doc, "problem_type", file).value_or("");
   std::string path;
   if (auto st = doc.find("sentence_transformers"); st != doc.end() && st->is_object()) {
     if (auto fn = st->find("activation_fn"); fn != st->end() && fn->is_string()) path = fn->get<std::string>();
@@ -108,24 +124,24 @@ std::size_t choose_logits(const std::vector<runtime::TensorSpec>& outputs, const
                           bool declared_classifier) {
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     if (outputs[i].name == "logits") {
-      if (outputs[i].type != runtime::ElementType::kFloat32 || outputs[i].shape.size() != 2) {
+      if (!pipeline::is_float(outputs[i].type) || outputs[i].shape.size() != 2) {
         throw Error(ErrorCode::kUnsupported,
                     onnx.string() + ": output \"logits\" is " + pipeline::type_name(outputs[i].type) +
-                        pipeline::shape_text(outputs[i].shape) + ", expected float32 [batch, labels]");
+                        pipeline::shape_text(outputs[i].shape) + ", expected float32 or float16 [batch, labels]");
       }
       return i;
     }
   }
   std::vector<std::size_t> rank2;
   for (std::size_t i = 0; i < outputs.size(); ++i) {
-    if (outputs[i].type == runtime::ElementType::kFloat32 && outputs[i].shape.size() == 2) rank2.push_back(i);
+    if (pipeline::is_float(outputs[i].type) && outputs[i].shape.size() == 2) rank2.push_back(i);
   }
   if (declared_classifier && rank2.size() == 1) return rank2[0];
   std::string list;
   for (const auto& o : outputs)
     list += " " + o.name + ":" + pipeline::type_name(o.type) + pipeline::shape_text(o.shape);
   throw Error(ErrorCode::kUnsupported, onnx.string() +
-                                           ": not a cross-encoder: no float32 \"logits\" output of shape "
+                                           ": not a cross-encoder: no float \"logits\" output of shape "
                                            "[batch, labels]; outputs:" +
                                            list);
 }
@@ -157,6 +173,12 @@ ScoreActivation parse_score_activation(std::string_view name) {
 
 struct Reranker::Impl {
   model::ModelFolder folder;
+  std::optional<model::LlmRerankerConfig> llm;
+  std::vector<std::uint32_t> llm_prefix;  // the prompt's token ids before and after the text
+  std::vector<std::uint32_t> llm_suffix;
+  std::size_t llm_text_limit = 0;  // tokens left for the text between them
+  std::vector<std::string> labels;
+  ScoreActivation label_activation = ScoreActivation::kSoftmax;
   Tokenizer tokenizer;
   runtime::Session session;
   ModelInfo info;
@@ -183,21 +205,36 @@ Reranker Reranker::load(const fs::path& folder_path, const RerankerOptions& opti
   // names another head is refused at once.
   const fs::path config_file = folder.root / "config.json";
   const HeadConfig head = read_head_config(config_file);
+  auto llm = model::read_llm_reranker(folder.root);
   const bool declared_classifier =
       std::any_of(head.architectures.begin(), head.architectures.end(), is_sequence_classifier);
-  if (!head.architectures.empty() && !declared_classifier) {
+  if (llm) {
+    if (!head.architectures.empty() && std::none_of(head.architectures.begin(), head.architectures.end(),
+                                                    [](const std::string& a) { return a.ends_with("ForCausalLM"); })) {
+      throw Error(ErrorCode::kUnsupported, folder_path.string() + ": " + model::kLlmRerankerFile +
+                                               " describes a causal LM, but config.json architectures are " +
+                                               join(head.architectures));
+    }
+  } else if (!head.architectures.empty() && !declared_classifier) {
     throw Error(ErrorCode::kUnsupported,
                 folder_path.string() + ": not a cross-encoder: config.json architectures are " +
-                    join(head.architectures) + ", expected a *ForSequenceClassification model");
+                    join(head.architectures) + ", expected a *ForSequenceClassification model" +
+                    (std::any_of(head.architectures.begin(), head.architectures.end(),
+                                 [](const std::string& a) { return a.ends_with("ForCausalLM"); })
+                         ? " (a causal LM reranker such as Qwen3-Reranker: export it with sieve-export export "
+                           "--task llm-reranker)"
+                         : ""));
   }
   auto tokenizer = Tokenizer::from_file(folder.tokenizer_file);
   runtime::Session session(folder.onnx_file, options.runtime);
   auto impl = std::make_unique<Impl>(std::move(folder), std::move(tokenizer), std::move(session));
+  impl->llm = std::move(llm);
   const auto& f = impl->folder;
   const auto& onnx = f.onnx_file;
 
   impl->slots = pipeline::find_encoder_inputs(impl->session.inputs(), onnx);
-  if (!impl->slots.token_type_ids && head.type_vocab_size.value_or(1) > 1 && tokenizer_gives_token_types(f.root)) {
+  if (!impl->llm && !impl->slots.token_type_ids && head.type_vocab_size.value_or(1) > 1 &&
+      tokenizer_gives_token_types(f.root)) {
     // A graph without token types embeds every token as type 0; where the
     // tokenizer marks the second text as type 1 and the model tells types
     // apart, its scores would silently differ from CrossEncoder's.
@@ -211,35 +248,65 @@ Reranker Reranker::load(const fs::path& folder_path, const RerankerOptions& opti
                       ", so every pair would be scored as one text; use a graph that takes token_type_ids");
     }
   }
-  impl->output = choose_logits(impl->session.outputs(), onnx, declared_classifier);
+  impl->output = choose_logits(impl->session.outputs(), onnx, declared_classifier || impl->llm.has_value());
   const auto& out = impl->session.outputs()[impl->output];
 
   // Labels: the configuration and a fixed output width must agree; either
   // may be missing (a dynamic width is checked on every run instead).
   const std::int64_t width = out.shape.back();
-  if (head.num_labels && width > 0 && static_cast<std::size_t>(width) != *head.num_labels) {
-    throw Error(ErrorCode::kUnsupported, onnx.string() + ": output \"" + out.name + "\" has " + std::to_string(width) +
-                                             " labels, config.json says " + std::to_string(*head.num_labels));
-  }
-  impl->num_labels = head.num_labels.value_or(width > 0 ? static_cast<std::size_t>(width) : 1);
-  if (options.label >= impl->num_labels) {
-    throw Error(ErrorCode::kInvalidArgument, "label " + std::to_string(options.label) +
-                                                 " does not exist: the model has " + std::to_string(impl->num_labels) +
-                                                 " label(s)");
-  }
-  impl->label = options.label;
+  if (impl->llm) {
+    // The graph gives the "no" and "yes" logits; the score is P(yes).
+    if (width > 0 && width != 2) {
+      throw Error(ErrorCode::kUnsupported, onnx.string() + ": output \"" + out.name + "\" has " +
+                                               std::to_string(width) +
+                                               " columns; an LLM reranker's graph gives 2 (the \"no\" and \"yes\" "
+                                               "logits); export it with sieve-export export --task llm-reranker");
+    }
+    impl->num_labels = 2;
+    impl->labels = {impl->llm->no_token, impl->llm->yes_token};
+    impl->label = 1;
+    // softmax([no, yes])[yes] is sigmoid(yes - no): reported as a sigmoid
+    // of that log-odds, which is also the raw score.
+    impl->activation =
+        options.activation == ScoreActivation::kNone ? ScoreActivation::kNone : ScoreActivation::kSigmoid;
+    impl->label_activation = ScoreActivation::kSoftmax;
+  } else {
+    if (head.num_labels && width > 0 && static_cast<std::size_t>(width) != *head.num_labels) {
+      throw Error(ErrorCode::kUnsupported, onnx.string() + ": output \"" + out.name + "\" has " +
+                                               std::to_string(width) + " labels, config.json says " +
+                                               std::to_string(*head.num_labels));
+    }
+    impl->num_labels = head.num_labels.value_or(width > 0 ? static_cast<std::size_t>(width) : 1);
+    if (options.label >= impl->num_labels) {
+      throw Error(ErrorCode::kInvalidArgument, "label " + std::to_string(options.label) +
+                                                   " does not exist: the model has " +
+                                                   std::to_string(impl->num_labels) + " label(s)");
+    }
+    impl->label = options.label;
+    for (std::size_t i = 0; i < impl->num_labels; ++i) {
+      const auto it = head.id2label.find(i);
+      impl->labels.push_back(it != head.id2label.end() ? it->second : "LABEL_" + std::to_string(i));
+    }
 
-  ScoreActivation activation = options.activation;
-  if (activation == ScoreActivation::kAuto) {
-    activation =
-        head.activation.value_or(impl->num_labels == 1 ? ScoreActivation::kSigmoid : ScoreActivation::kSoftmax);
+    ScoreActivation activation = options.activation;
+    if (activation == ScoreActivation::kAuto) {
+      activation =
+          head.activation.value_or(impl->num_labels == 1 ? ScoreActivation::kSigmoid : ScoreActivation::kSoftmax);
+    }
+    if (activation == ScoreActivation::kSoftmax && impl->num_labels == 1) {
+      // CrossEncoder's apply_softmax only acts on several labels; a softmax
+      // over one logit would be 1 for every pair.
+      activation = ScoreActivation::kSigmoid;
+    }
+    impl->activation = activation;
+    if (head.problem_type == "regression") {
+      impl->label_activation = ScoreActivation::kNone;
+    } else if (head.problem_type == "multi_label_classification" || impl->num_labels == 1) {
+      impl->label_activation = ScoreActivation::kSigmoid;
+    } else {
+      impl->label_activation = ScoreActivation::kSoftmax;
+    }
   }
-  if (activation == ScoreActivation::kSoftmax && impl->num_labels == 1) {
-    // CrossEncoder's apply_softmax only acts on several labels; a softmax
-    // over one logit would be 1 for every pair.
-    activation = ScoreActivation::kSigmoid;
-  }
-  impl->activation = activation;
 
   ModelInfo& info = impl->info;
   info.folder = f.root;
@@ -254,9 +321,11 @@ Reranker Reranker::load(const fs::path& folder_path, const RerankerOptions& opti
   info.model_dimension = impl->num_labels;
 
   // CrossEncoder truncates to the tokenizer's model_max_length
-  // (tokenizer_config.json), not to tokenizer.json's own truncation.
+  // (tokenizer_config.json), not to tokenizer.json's own truncation; an LLM
+  // reranker to its model card's limit.
   std::size_t max_length =
-      options.max_length.value_or(f.model_max_length.value_or(f.max_position_embeddings.value_or(512)));
+      options.max_length.value_or((impl->llm ? impl->llm->max_length : std::nullopt)
+                                      .value_or(f.model_max_length.value_or(f.max_position_embeddings.value_or(512))));
   if (f.max_position_embeddings && max_length > *f.max_position_embeddings) {
     if (options.max_length) {
       throw Error(ErrorCode::kInvalidArgument, "max length " + std::to_string(max_length) + " exceeds the model's " +
@@ -264,8 +333,19 @@ Reranker Reranker::load(const fs::path& folder_path, const RerankerOptions& opti
     }
     max_length = *f.max_position_embeddings;
   }
-  const std::size_t specials = impl->tokenizer.num_special_tokens_to_add(true);
-  if (max_length <= specials) {
+  std::size_t text_limit = max_length;
+  if (impl->llm) {
+    impl->llm_prefix = impl->tokenizer.encode(impl->llm->prefix, false).ids;
+    impl->llm_suffix = impl->tokenizer.encode(impl->llm->suffix, false).ids;
+    const std::size_t prompt = impl->llm_prefix.size() + impl->llm_suffix.size();
+    if (max_length <= prompt) {
+      throw Error(ErrorCode::kInvalidArgument, "max length " + std::to_string(max_length) +
+                                                   " leaves no room for text after the prompt's " +
+                                                   std::to_string(prompt) + " tokens");
+    }
+    text_limit = max_length - prompt;
+    impl->llm_text_limit = text_limit;
+  } else if (max_length <= impl->tokenizer.num_special_tokens_to_add(true)) {
     throw Error(ErrorCode::kInvalidArgument, "max length " + std::to_string(max_length) + " leaves no room for text");
   }
   info.max_length = max_length;
@@ -275,7 +355,7 @@ Reranker Reranker::load(const fs::path& folder_path, const RerankerOptions& opti
 
   // Batches are padded here; the file's own padding would only add work.
   impl->tokenizer.set_padding(std::nullopt);
-  impl->tokenizer.set_truncation(TruncationParams{max_length, options.truncation, 0, Direction::kRight});
+  impl->tokenizer.set_truncation(TruncationParams{text_limit, options.truncation, 0, Direction::kRight});
   impl->tokenizer.set_invalid_utf8(options.invalid_utf8);
   impl->batch_size = options.batch_size;
   return Reranker(std::move(impl));
@@ -293,27 +373,90 @@ ScoreActivation Reranker::activation() const noexcept {
 std::size_t Reranker::num_labels() const noexcept {
   return impl_->num_labels;
 }
+const std::vector<std::string>& Reranker::labels() const noexcept {
+  return impl_->labels;
+}
+ScoreActivation Reranker::classification_activation() const noexcept {
+  return impl_->label_activation;
+}
+bool Reranker::is_llm_reranker() const noexcept {
+  return impl_->llm.has_value();
+}
+
+namespace {
+
+// Drops the overflow windows the tokenizer kept, or with `truncate` false
+// refuses an input that had to be cut, naming its index.
+void finish_encodings(std::vector<Encoding>& encodings, bool truncate, const std::string& limit) {
+  for (std::size_t i = 0; i < encodings.size(); ++i) {
+    Encoding& e = encodings[i];
+    if (!truncate && !e.overflowing.empty()) {
+      throw Error(ErrorCode::kInvalidInput, limit + " (ask for truncation to cut it)", i);
+    }
+    e.overflowing.clear();
+    e.overflowing.shrink_to_fit();
+  }
+}
+
+}  // namespace
 
 std::vector<Encoding> Reranker::encode(std::string_view query, std::span<const std::string_view> documents,
                                        bool truncate, std::size_t threads) const {
   const Impl& m = *impl_;
+  if (m.llm) {
+    // The recipe of the model card: the filled-in template alone is
+    // tokenized (and cut), then put between the prompt's own tokens.
+    std::vector<std::string> bodies;
+    bodies.reserve(documents.size());
+    for (const auto document : documents) bodies.push_back(model::fill_llm_template(*m.llm, query, document));
+    const std::vector<std::string_view> views(bodies.begin(), bodies.end());
+    std::vector<Encoding> encodings = m.tokenizer.encode_each(views, false, threads);
+    finish_encodings(encodings, truncate,
+                     "with the query and the prompt, more than the model's maximum of " +
+                         std::to_string(m.info.max_length) + " tokens");
+    for (Encoding& e : encodings) {
+      Encoding full;
+      full.ids.reserve(m.llm_prefix.size() + e.size() + m.llm_suffix.size());
+      full.ids.insert(full.ids.end(), m.llm_prefix.begin(), m.llm_prefix.end());
+      full.ids.insert(full.ids.end(), e.ids.begin(), e.ids.end());
+      full.ids.insert(full.ids.end(), m.llm_suffix.begin(), m.llm_suffix.end());
+      full.type_ids.assign(full.ids.size(), 0);
+      full.attention_mask.assign(full.ids.size(), 1);
+      full.special_tokens_mask.assign(full.ids.size(), 0);
+      e = std::move(full);
+    }
+    return encodings;
+  }
   std::vector<TextPair> pairs;
   pairs.reserve(documents.size());
   for (const auto document : documents) pairs.push_back({query, document});
   // An error names the document's index.
   std::vector<Encoding> encodings = m.tokenizer.encode_pair_each(pairs, true, threads);
-  const std::size_t specials = m.tokenizer.num_special_tokens_to_add(true);
-  for (std::size_t i = 0; i < encodings.size(); ++i) {
-    Encoding& e = encodings[i];
-    if (!truncate && !e.overflowing.empty()) {
-      throw Error(ErrorCode::kInvalidInput,
-                  "with the query, more than the model's maximum of " + std::to_string(m.info.max_length) +
-                      " tokens (" + std::to_string(specials) + " of them special; ask for truncation to cut it)",
-                  i);
-    }
-    e.overflowing.clear();
-    e.overflowing.shrink_to_fit();
-  }
+  finish_encodings(encodings, truncate,
+                   "with the query, more than the model's maximum of " + std::to_string(m.info.max_length) +
+                       " tokens (" + std::to_string(m.tokenizer.num_special_tokens_to_add(true)) + " of them special)");
+  return encodings;
+}
+
+std::vector<Encoding> Reranker::encode_texts(std::span<const std::string_view> texts, bool truncate,
+                                             std::size_t threads) const {
+  const Impl& m = *impl_;
+  if (m.llm)
+    throw Error(ErrorCode::kUnsupported, "an LLM reranker scores (query, document) pairs; it does not classify");
+  std::vector<Encoding> encodings = m.tokenizer.encode_each(texts, true, threads);
+  finish_encodings(encodings, truncate,
+                   "more than the model's maximum of " + std::to_string(m.info.max_length) + " tokens");
+  return encodings;
+}
+
+std::vector<Encoding> Reranker::encode_pairs(std::span<const TextPair> pairs, bool truncate,
+                                             std::size_t threads) const {
+  const Impl& m = *impl_;
+  if (m.llm)
+    throw Error(ErrorCode::kUnsupported, "an LLM reranker scores (query, document) pairs; it does not classify");
+  std::vector<Encoding> encodings = m.tokenizer.encode_pair_each(pairs, true, threads);
+  finish_encodings(encodings, truncate,
+                   "the pair has more than the model's maximum of " + std::to_string(m.info.max_length) + " tokens");
   return encodings;
 }
 
@@ -335,22 +478,35 @@ std::vector<float> Reranker::run_batch(std::span<const Encoding* const> pairs) c
   return {output.data(), output.data() + pairs.size() * labels};
 }
 
+namespace {
+
+void softmax_into(std::span<const float> logits, float* out) {
+  // Shifted by the largest logit, as torch's softmax, so exp cannot overflow.
+  const double top = *std::max_element(logits.begin(), logits.end());
+  double sum = 0;
+  for (const float v : logits) sum += std::exp(static_cast<double>(v) - top);
+  for (std::size_t i = 0; i < logits.size(); ++i) {
+    out[i] = static_cast<float>(std::exp(static_cast<double>(logits[i]) - top) / sum);
+  }
+}
+
+}  // namespace
+
 float Reranker::score_from_logits(std::span<const float> logits, bool raw) const {
   const Impl& m = *impl_;
   if (logits.size() != m.num_labels) {
     throw Error(ErrorCode::kInvalidArgument, std::to_string(logits.size()) + " logits given, the model has " +
                                                  std::to_string(m.num_labels) + " label(s)");
   }
-  const double x = logits[m.label];
+  // An LLM reranker's score is a sigmoid of the log-odds of "yes" over "no".
+  const double x = m.llm ? static_cast<double>(logits[1]) - logits[0] : static_cast<double>(logits[m.label]);
   if (raw) return static_cast<float>(x);
   switch (m.activation) {
     case ScoreActivation::kSigmoid: return static_cast<float>(sigmoid(x));
     case ScoreActivation::kSoftmax: {
-      // Shifted by the largest logit, as torch's softmax, so exp cannot overflow.
-      const double top = *std::max_element(logits.begin(), logits.end());
-      double sum = 0;
-      for (const float v : logits) sum += std::exp(static_cast<double>(v) - top);
-      return static_cast<float>(std::exp(x - top) / sum);
+      std::vector<float> all(logits.size());
+      softmax_into(logits, all.data());
+      return all[m.label];
     }
     case ScoreActivation::kNone:
     case ScoreActivation::kAuto: break;
@@ -358,26 +514,78 @@ float Reranker::score_from_logits(std::span<const float> logits, bool raw) const
   return static_cast<float>(x);
 }
 
-std::vector<float> Reranker::score(std::string_view query, std::span<const std::string_view> documents) const {
+std::vector<float> Reranker::label_scores(std::span<const float> logits, bool raw) const {
   const Impl& m = *impl_;
-  const std::vector<Encoding> encodings = encode(query, documents);
-  std::vector<float> scores(documents.size());
-  if (documents.empty()) return scores;
+  if (logits.size() != m.num_labels) {
+    throw Error(ErrorCode::kInvalidArgument, std::to_string(logits.size()) + " logits given, the model has " +
+                                                 std::to_string(m.num_labels) + " label(s)");
+  }
+  std::vector<float> out(logits.begin(), logits.end());
+  if (raw) return out;
+  switch (m.label_activation) {
+    case ScoreActivation::kSigmoid:
+      for (float& v : out) v = static_cast<float>(sigmoid(v));
+      break;
+    case ScoreActivation::kSoftmax: softmax_into(logits, out.data()); break;
+    case ScoreActivation::kNone:
+    case ScoreActivation::kAuto: break;
+  }
+  return out;
+}
+
+std::vector<float> Reranker::run_all(const std::vector<Encoding>& encodings) const {
+  const Impl& m = *impl_;
+  const std::size_t labels = m.num_labels;
+  std::vector<float> logits(encodings.size() * labels);
+  if (encodings.empty()) return logits;
   std::vector<std::size_t> lengths;
   lengths.reserve(encodings.size());
   for (const Encoding& e : encodings) lengths.push_back(e.size());
   const auto plan = pipeline::plan_batches(lengths, m.batch_size);
-  const std::size_t labels = m.num_labels;
   std::vector<const Encoding*> batch;
   for (const auto& [begin, end] : plan.batches) {
     batch.clear();
     for (std::size_t k = begin; k < end; ++k) batch.push_back(&encodings[plan.order[k]]);
-    const std::vector<float> logits = run_batch(batch);
+    const std::vector<float> out = run_batch(batch);
     for (std::size_t row = 0; row < batch.size(); ++row) {
-      scores[plan.order[begin + row]] = score_from_logits(std::span<const float>(logits).subspan(row * labels, labels));
+      std::copy_n(out.begin() + static_cast<std::ptrdiff_t>(row * labels), labels,
+                  logits.begin() + static_cast<std::ptrdiff_t>(plan.order[begin + row] * labels));
     }
   }
+  return logits;
+}
+
+std::vector<float> Reranker::score(std::string_view query, std::span<const std::string_view> documents) const {
+  const std::size_t labels = impl_->num_labels;
+  const std::vector<float> logits = run_all(encode(query, documents));
+  std::vector<float> scores(documents.size());
+  for (std::size_t i = 0; i < scores.size(); ++i) {
+    scores[i] = score_from_logits(std::span<const float>(logits).subspan(i * labels, labels));
+  }
   return scores;
+}
+
+namespace {
+
+// Row-major logits of `labels` columns, each row activated in place.
+std::vector<float> activate_rows(const Reranker& model, std::vector<float> logits, bool raw) {
+  if (raw) return logits;
+  const std::size_t labels = model.num_labels();
+  for (std::size_t at = 0; at < logits.size(); at += labels) {
+    const auto row = model.label_scores(std::span<const float>(logits).subspan(at, labels));
+    std::copy(row.begin(), row.end(), logits.begin() + static_cast<std::ptrdiff_t>(at));
+  }
+  return logits;
+}
+
+}  // namespace
+
+std::vector<float> Reranker::classify(std::span<const std::string_view> texts, bool raw) const {
+  return activate_rows(*this, run_all(encode_texts(texts)), raw);
+}
+
+std::vector<float> Reranker::classify(std::span<const TextPair> pairs, bool raw) const {
+  return activate_rows(*this, run_all(encode_pairs(pairs)), raw);
 }
 
 std::vector<std::size_t> rank_by_score(std::span<const float> scores) {

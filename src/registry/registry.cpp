@@ -237,7 +237,7 @@ struct ModelRegistry::Impl {
     entry.max_length = max_length;
     const auto float_output = [&](auto predicate) -> const model::OnnxTensor* {
       for (const auto& o : d.onnx.outputs) {
-        if (o.elem_type == 1 && predicate(o)) return &o;
+        if ((o.elem_type == 1 || o.elem_type == 10) && predicate(o)) return &o;
       }
       return nullptr;
     };

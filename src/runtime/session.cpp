@@ -8,6 +8,7 @@
 #include "runtime/ort_api.hpp"
 #include "runtime/providers.hpp"
 #include "sieve/error.hpp"
+#include "sieve/quantize.hpp"
 
 namespace sieve::runtime {
 namespace {
@@ -66,14 +67,20 @@ struct Session::State {
 
 FloatOutput::FloatOutput(OrtValue* value, const float* data, std::vector<std::int64_t> shape)
     : value_(value), data_(data), shape_(std::move(shape)) {}
+FloatOutput::FloatOutput(std::vector<float> converted, std::vector<std::int64_t> shape)
+    : value_(nullptr), data_(converted.data()), shape_(std::move(shape)), converted_(std::move(converted)) {}
 FloatOutput::FloatOutput(FloatOutput&& other) noexcept
-    : value_(std::exchange(other.value_, nullptr)), data_(other.data_), shape_(std::move(other.shape_)) {}
+    : value_(std::exchange(other.value_, nullptr)),
+      data_(other.data_),
+      shape_(std::move(other.shape_)),
+      converted_(std::move(other.converted_)) {}
 FloatOutput& FloatOutput::operator=(FloatOutput&& other) noexcept {
   if (this != &other) {
     if (value_ != nullptr) ort().ReleaseValue(value_);
     value_ = std::exchange(other.value_, nullptr);
     data_ = other.data_;
     shape_ = std::move(other.shape_);
+    converted_ = std::move(other.converted_);
   }
   return *this;
 }
@@ -158,17 +165,29 @@ FloatOutput Session::run(std::span<const Int64Input> inputs, std::size_t output_
   std::vector<OrtPtr<OrtValue>> values;
   std::vector<const OrtValue*> value_ptrs;
   std::vector<const char*> names;
+  // Copies for graphs that take int32 ids; kept alive until the run ends.
+  std::vector<std::vector<std::int32_t>> narrowed;
   values.reserve(inputs.size());
+  narrowed.reserve(inputs.size());
   for (const auto& input : inputs) {
     std::size_t elements = 1;
     for (const auto d : input.shape) elements *= static_cast<std::size_t>(d);
     OrtValue* value = nullptr;
-    // ORT reads the buffer in place; the const_cast is safe because inputs
-    // are never written.
-    check(ort().CreateTensorWithDataAsOrtValue(state_->cpu_memory.get(), const_cast<std::int64_t*>(input.data),
-                                               elements * sizeof(std::int64_t), input.shape.data(), input.shape.size(),
-                                               ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64, &value),
-          "creating an input tensor");
+    if (inputs_.at(input.input_index).type == ElementType::kInt32) {
+      // Token ids, masks and positions are far below 2^31.
+      auto& copy = narrowed.emplace_back(input.data, input.data + elements);
+      check(ort().CreateTensorWithDataAsOrtValue(state_->cpu_memory.get(), copy.data(), elements * sizeof(std::int32_t),
+                                                 input.shape.data(), input.shape.size(),
+                                                 ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32, &value),
+            "creating an input tensor");
+    } else {
+      // ORT reads the buffer in place; the const_cast is safe because inputs
+      // are never written.
+      check(ort().CreateTensorWithDataAsOrtValue(state_->cpu_memory.get(), const_cast<std::int64_t*>(input.data),
+                                                 elements * sizeof(std::int64_t), input.shape.data(),
+                                                 input.shape.size(), ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64, &value),
+            "creating an input tensor");
+    }
     values.emplace_back(value);
     value_ptrs.push_back(value);
     names.push_back(state_->input_names.at(input.input_index).c_str());
@@ -184,8 +203,9 @@ FloatOutput Session::run(std::span<const Int64Input> inputs, std::size_t output_
   const OrtPtr<OrtTensorTypeAndShapeInfo> info(raw_info);
   ONNXTensorElementDataType type{};
   check(ort().GetTensorElementType(info.get(), &type), "reading the output type");
-  if (type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) {
-    throw Error(ErrorCode::kUnsupported, "output \"" + state_->output_names[output_index] + "\" is not float32");
+  if (type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT && type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16) {
+    throw Error(ErrorCode::kUnsupported,
+                "output \"" + state_->output_names[output_index] + "\" is neither float32 nor float16");
   }
   std::size_t rank = 0;
   check(ort().GetDimensionsCount(info.get(), &rank), "reading the output rank");
@@ -193,6 +213,14 @@ FloatOutput Session::run(std::span<const Int64Input> inputs, std::size_t output_
   check(ort().GetDimensions(info.get(), shape.data(), rank), "reading the output dimensions");
   void* data = nullptr;
   check(ort().GetTensorMutableData(output, &data), "reading the output data");
+  if (type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16) {
+    std::size_t elements = 1;
+    for (const auto d : shape) elements *= static_cast<std::size_t>(d);
+    const auto* halves = static_cast<const std::uint16_t*>(data);
+    std::vector<float> converted(elements);
+    for (std::size_t i = 0; i < elements; ++i) converted[i] = half_to_float(halves[i]);
+    return FloatOutput(std::move(converted), std::move(shape));
+  }
   return FloatOutput(owned.release(), static_cast<const float*>(data), std::move(shape));
 }
 

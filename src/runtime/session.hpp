@@ -24,17 +24,20 @@ struct TensorSpec {
   std::vector<std::int64_t> shape;
 };
 
-// An int64 input that borrows the caller's buffer: no copy is made.
+// An int64 input that borrows the caller's buffer: no copy is made where the
+// graph takes int64; a graph declaring int32 gets a converted copy.
 struct Int64Input {
   std::size_t input_index;
   const std::int64_t* data;
   std::vector<std::int64_t> shape;
 };
 
-// An output ORT allocated; owns the OrtValue.
+// A float output: ORT's float32 tensor read in place (owning the OrtValue),
+// or a float16 one converted to float32 (owning the converted values).
 class FloatOutput {
  public:
   FloatOutput(OrtValue* value, const float* data, std::vector<std::int64_t> shape);
+  FloatOutput(std::vector<float> converted, std::vector<std::int64_t> shape);
   FloatOutput(FloatOutput&&) noexcept;
   FloatOutput& operator=(FloatOutput&&) noexcept;
   ~FloatOutput();
@@ -46,6 +49,7 @@ class FloatOutput {
   OrtValue* value_;
   const float* data_;
   std::vector<std::int64_t> shape_;
+  std::vector<float> converted_;
 };
 
 // One ORT session. Run is thread-safe (ORT sessions allow concurrent runs).

@@ -134,4 +134,16 @@ std::vector<float> RerankService::score(std::vector<Encoding> pairs, bool raw, S
   return scores;
 }
 
+std::vector<std::vector<float>> RerankService::classify(std::vector<Encoding> inputs, bool raw,
+                                                        ServiceClock::time_point deadline,
+                                                        const std::function<bool()>& abandoned) {
+  if (inputs.empty()) return {};
+  auto ticket = scheduler_.submit(std::move(inputs), deadline);
+  std::vector<std::vector<float>> rows = wait_for(ticket, deadline, abandoned);
+  if (!raw) {
+    for (auto& row : rows) row = reranker_->label_scores(row);
+  }
+  return rows;
+}
+
 }  // namespace sieve

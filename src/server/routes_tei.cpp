@@ -1,5 +1,5 @@
 // Hugging Face Text Embeddings Inference's API: POST /embed, /rerank,
-// /tokenize, /decode and GET /info. TEI serves one model; here an optional
+// /predict, /tokenize, /decode and GET /info. TEI serves one model; here an optional
 // "model" field picks one, and without it the first of the kind is used.
 #include <algorithm>
 #include <cmath>
@@ -81,6 +81,120 @@ json rerank(ServerState& state, const httplib::Request& req) {
   return out;
 }
 
+// /predict's inputs as Text Embeddings Inference reads them: a string is
+// one text, a list of two strings one pair (so a batch of two texts is
+// [["a"], ["b"]]), and any other list a batch whose items are a string, a
+// one-string list or a two-string list (a pair).
+struct PredictInputs {
+  std::vector<std::string> first;
+  std::vector<std::optional<std::string>> second;
+  bool batch = false;
+};
+
+PredictInputs read_predict_inputs(const json& body, std::size_t max_inputs) {
+  const auto it = body.find("inputs");
+  if (it == body.end() || it->is_null()) throw HttpError(422, "`inputs` is required", "inputs");
+  const json& v = *it;
+  const char* expected = "`inputs` must be a string, a pair [text, text], or a list of texts and pairs";
+  PredictInputs out;
+  const auto add = [&](const json& item, std::size_t index) {
+    if (item.is_string()) {
+      out.first.push_back(item.get<std::string>());
+      out.second.emplace_back();
+      return;
+    }
+    const bool strings =
+        item.is_array() && std::all_of(item.begin(), item.end(), [](const json& x) { return x.is_string(); });
+    if (!strings || item.empty() || item.size() > 2) {
+      throw HttpError(422, "`inputs` item " + std::to_string(index) + " is neither a text nor a pair; " + expected,
+                      "inputs");
+    }
+    out.first.push_back(item[0].get<std::string>());
+    out.second.push_back(item.size() == 2 ? std::optional<std::string>(item[1].get<std::string>()) : std::nullopt);
+  };
+  if (v.is_string()) {
+    add(v, 0);
+    return out;
+  }
+  if (!v.is_array()) throw HttpError(422, expected, "inputs");
+  if (v.empty()) throw HttpError(400, "`inputs` must not be empty", "inputs");
+  if (v.size() == 2 && v[0].is_string() && v[1].is_string()) {
+    add(v, 0);
+    return out;
+  }
+  if (v.size() > max_inputs) {
+    throw HttpError(413,
+                    "`inputs` has " + std::to_string(v.size()) + " inputs, more than the " +
+                        std::to_string(max_inputs) + " allowed per request",
+                    "inputs");
+  }
+  out.batch = true;
+  for (std::size_t i = 0; i < v.size(); ++i) add(v[i], i);
+  return out;
+}
+
+json predict(ServerState& state, const httplib::Request& req) {
+  const json body = parse_object(req.body);
+  const ServedModel& model = state.models.reranker(optional_string(body, "model"));
+  const Reranker& reranker = model.reranker->reranker();
+  if (reranker.is_llm_reranker()) {
+    throw HttpError(422,
+                    "the model `" + model.name +
+                        "` is an LLM reranker: it scores (query, document) pairs "
+                        "with /rerank and does not classify",
+                    "model");
+  }
+  const PredictInputs inputs = read_predict_inputs(body, state.options.max_inputs);
+  const bool raw = optional_bool(body, "raw_scores").value_or(false);
+  const bool truncate = truncation_of(state, body);
+  // Texts and pairs are tokenized in two groups, then put back in order; an
+  // error names the input's index in the request.
+  std::vector<std::size_t> single_at;
+  std::vector<std::size_t> pair_at;
+  std::vector<std::string_view> singles;
+  std::vector<TextPair> pairs;
+  for (std::size_t i = 0; i < inputs.first.size(); ++i) {
+    if (inputs.second[i]) {
+      pair_at.push_back(i);
+      pairs.push_back({inputs.first[i], *inputs.second[i]});
+    } else {
+      single_at.push_back(i);
+      singles.emplace_back(inputs.first[i]);
+    }
+  }
+  std::vector<Encoding> encodings(inputs.first.size());
+  {
+    const TokenizeTimer timer(state.metrics);
+    const auto place = [&](std::vector<Encoding> group, const std::vector<std::size_t>& at) {
+      for (std::size_t k = 0; k < group.size(); ++k) encodings[at[k]] = std::move(group[k]);
+    };
+    const auto renumber = [](const Error& e, const std::vector<std::size_t>& at) {
+      return e.input_index() && *e.input_index() < at.size() ? Error(e.code(), e.message(), at[*e.input_index()]) : e;
+    };
+    try {
+      if (!singles.empty()) place(reranker.encode_texts(singles, truncate, 1), single_at);
+    } catch (const Error& e) {
+      throw to_http_error(renumber(e, single_at), "inputs");
+    }
+    try {
+      if (!pairs.empty()) place(reranker.encode_pairs(pairs, truncate, 1), pair_at);
+    } catch (const Error& e) {
+      throw to_http_error(renumber(e, pair_at), "inputs");
+    }
+  }
+  const auto rows =
+      model.reranker->classify(std::move(encodings), raw, state.deadline(), ServerState::client_gone(req));
+  const auto& labels = reranker.labels();
+  json out = json::array();
+  for (const auto& row : rows) {
+    // Best first, as Text Embeddings Inference lists them.
+    json predictions = json::array();
+    for (const std::size_t k : rank_by_score(row)) predictions.push_back({{"score", row[k]}, {"label", labels[k]}});
+    out.push_back(std::move(predictions));
+  }
+  return inputs.batch ? out : out[0];
+}
+
 json tokenize(ServerState& state, const httplib::Request& req) {
   const json body = parse_object(req.body);
   const ServedModel& model = state.models.any(optional_string(body, "model"));
@@ -157,13 +271,16 @@ json info(ServerState& state, const httplib::Request& req) {
   const ModelInfo& i = model.info();
   json type;
   if (model.is_reranker()) {
+    const auto& labels = model.reranker->reranker().labels();
     json id2label = json::object();
     json label2id = json::object();
-    for (std::size_t k = 0; k < i.dimension; ++k) {
-      id2label[std::to_string(k)] = "LABEL_" + std::to_string(k);
-      label2id["LABEL_" + std::to_string(k)] = k;
+    for (std::size_t k = 0; k < labels.size(); ++k) {
+      id2label[std::to_string(k)] = labels[k];
+      label2id[labels[k]] = k;
     }
-    type = {{"reranker", {{"id2label", id2label}, {"label2id", label2id}}}};
+    // As Text Embeddings Inference reports them: one label ranks, several classify.
+    const bool classifier = labels.size() > 1 && !model.reranker->reranker().is_llm_reranker();
+    type = {{classifier ? "classifier" : "reranker", {{"id2label", id2label}, {"label2id", label2id}}}};
   } else {
     type = {{"embedding", {{"pooling", pooling_name(i)}}}};
   }
@@ -193,6 +310,8 @@ void add_tei_routes(httplib::Server& http, ServerState& state) {
                 });
   add_route(http, state, "POST", "/rerank", ApiStyle::kTei,
             [&state](const httplib::Request& req) { return rerank(state, req); });
+  add_route(http, state, "POST", "/predict", ApiStyle::kTei,
+            [&state](const httplib::Request& req) { return predict(state, req); });
   add_route(http, state, "POST", "/tokenize", ApiStyle::kTei,
             [&state](const httplib::Request& req) { return tokenize(state, req); });
   add_route(http, state, "POST", "/decode", ApiStyle::kTei,

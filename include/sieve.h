@@ -184,6 +184,24 @@ SIEVE_API sieve_status* sieve_rerank(const sieve_model* model, sieve_text query,
                                      size_t count, size_t top_k, sieve_rerank_result* results, size_t results_capacity,
                                      size_t* out_count);
 
+/* ---- Classification ---------------------------------------------------------- */
+
+/* A reranker-kind model (a *ForSequenceClassification folder) also
+   classifies: every label's score for each input, row-major, count rows of
+   info.dimension (the number of labels) floats, in input order. `pairs` is
+   NULL for single texts, or holds each input's second text (an NLI
+   hypothesis, ...). raw_scores 0: softmax, or sigmoid for multi-label and
+   one-label models (config.json's problem_type decides, as transformers'
+   text-classification pipeline); 1: the logits. An LLM reranker
+   (llm_reranker.json) does not classify: SIEVE_UNSUPPORTED. */
+SIEVE_API sieve_status* sieve_classify(const sieve_model* model, const sieve_text* texts, const sieve_text* pairs,
+                                       size_t count, int32_t raw_scores, float* out, size_t out_capacity);
+
+/* The name of label `index` < info.dimension: config.json's id2label, or
+   "LABEL_<index>" where it has none. NUL-terminated, owned by the model,
+   valid until it is destroyed. */
+SIEVE_API sieve_status* sieve_model_label(const sieve_model* model, size_t index, const char** out);
+
 /* ---- Tokenization ------------------------------------------------------------ */
 
 typedef struct sieve_tokenizer sieve_tokenizer;

@@ -201,6 +201,46 @@ sieve_status* sieve_rerank(const sieve_model* model, sieve_text query, const sie
   });
 }
 
+sieve_status* sieve_classify(const sieve_model* model, const sieve_text* texts, const sieve_text* pairs, size_t count,
+                             int32_t raw_scores, float* out, size_t out_capacity) {
+  static constexpr const char* kFunction = "sieve_classify";
+  return guarded(kFunction, [&] {
+    const sieve::Reranker& reranker = sieve::capi::reranker_of(model, kFunction);
+    const std::size_t labels = reranker.num_labels();
+    require(count <= SIZE_MAX / labels, kFunction, "count * labels overflows size_t");
+    const std::size_t needed = count * labels;
+    sieve::capi::require_capacity(needed, out_capacity, kFunction, "floats");
+    require(out != nullptr || needed == 0, kFunction, "out is NULL");
+    const auto firsts = sieve::capi::views(texts, count, kFunction);
+    if (count == 0) return;
+    std::vector<float> scores;
+    if (pairs == nullptr) {
+      scores = reranker.classify(std::span<const std::string_view>(firsts), raw_scores != 0);
+    } else {
+      const auto seconds = sieve::capi::views(pairs, count, kFunction);
+      std::vector<sieve::TextPair> both(count);
+      for (std::size_t i = 0; i < count; ++i) both[i] = {firsts[i], seconds[i]};
+      scores = reranker.classify(std::span<const sieve::TextPair>(both), raw_scores != 0);
+    }
+    std::memcpy(out, scores.data(), needed * sizeof(float));
+  });
+}
+
+sieve_status* sieve_model_label(const sieve_model* model, size_t index, const char** out) {
+  static constexpr const char* kFunction = "sieve_model_label";
+  return guarded(kFunction, [&] {
+    const sieve::Reranker& reranker = sieve::capi::reranker_of(model, kFunction);
+    require(out != nullptr, kFunction, "out is NULL");
+    const auto& labels = reranker.labels();
+    if (index >= labels.size()) {
+      const std::string what =
+          "index: label " + std::to_string(index) + " does not exist; the model has " + std::to_string(labels.size());
+      sieve::capi::throw_invalid_argument(kFunction, what.c_str());
+    }
+    *out = labels[index].c_str();
+  });
+}
+
 const sieve_tokenizer* sieve_model_tokenizer(const sieve_model* model) {
   return model == nullptr ? nullptr : &model->tokenizer;
 }

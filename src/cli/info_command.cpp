@@ -126,7 +126,12 @@ int run_info(const InfoArgs& args) {
     doc["output"] = info.output;
     if (reranker) {
       doc["labels"] = cross_encoder->num_labels();
+      doc["label_names"] = cross_encoder->labels();
       doc["activation"] = to_string(cross_encoder->activation());
+      doc["llm_reranker"] = cross_encoder->is_llm_reranker();
+      if (!cross_encoder->is_llm_reranker()) {
+        doc["classification_activation"] = to_string(cross_encoder->classification_activation());
+      }
     } else {
       doc["pooling"] = pooling_name(info);
       doc["normalize"] = info.normalize;
@@ -148,10 +153,16 @@ int run_info(const InfoArgs& args) {
     std::cout << "output:      " << t.name << " " << t.type << shape_text(t.shape)
               << (t.name == info.output ? "  (used)" : "") << '\n';
   }
-  if (reranker) {
-    std::cout << "kind:        reranker (cross-encoder)\n"
-              << "labels:      " << cross_encoder->num_labels() << '\n'
-              << "activation:  " << to_string(cross_encoder->activation()) << '\n';
+  if (reranker && cross_encoder->is_llm_reranker()) {
+    std::cout << "kind:        reranker (causal LM: P(yes) against no after its prompt, llm_reranker.json)\n"
+              << "activation:  " << to_string(cross_encoder->activation()) << " of the yes-no log-odds\n";
+  } else if (reranker) {
+    std::string names;
+    for (const auto& label : cross_encoder->labels()) names += (names.empty() ? "" : ", ") + label;
+    std::cout << "kind:        reranker (cross-encoder) and classifier (sieve classify)\n"
+              << "labels:      " << cross_encoder->num_labels() << " (" << names << ")\n"
+              << "activation:  " << to_string(cross_encoder->activation()) << " (rerank), "
+              << to_string(cross_encoder->classification_activation()) << " (classify)\n";
   } else {
     for (std::size_t i = 0; i < info.modules.size(); ++i) {
       std::cout << (i == 0 ? "modules:     " : "             ") << i << ". " << info.modules[i] << '\n';

@@ -218,9 +218,11 @@ def test_info_describes_a_cross_encoder_folder(fixtures):
     doc = json.loads(result.stdout)
     assert doc["kind"] == "reranker"
     assert doc["labels"] == len(config["id2label"]) == 3
+    assert doc["label_names"] == [config["id2label"][str(i)] for i in range(3)]
     assert doc["activation"] == "softmax"
+    assert doc["classification_activation"] == "softmax" and doc["llm_reranker"] is False
     assert doc["output"] == "logits"
     assert "pooling" not in doc
     text = run_sieve("info", "--model", str(fixtures / "cross-encoder-minilm-l6")).stdout.decode()
-    assert "kind:        reranker (cross-encoder)" in text
+    assert "kind:        reranker (cross-encoder) and classifier (sieve classify)" in text
     assert "labels:      1" in text

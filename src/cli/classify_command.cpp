@@ -97,7 +97,7 @@ Action add_classify_command(CLI::App& app) {
                                  "Classify texts (arguments, or one per line on stdin) with a sequence-classification "
                                  "model; JSON Lines, each input's labels best first");
   add_model_options(*cmd, args->model);
-  cmd->add_option("texts", args->texts, "Texts to classify; without them, lines of standard input");
+  add_texts_option(*cmd, args->texts, "Texts to classify; without them, lines of standard input");
   cmd->add_flag("--pairs", args->pairs,
                 "Each input is a pair of texts separated by a tab (e.g. an NLI premise and hypothesis)");
   cmd->add_flag("--raw-scores", args->raw_scores,

@@ -35,5 +35,8 @@ void add_model_options(CLI::App& command, ModelOptions& options);
 // The same without --model: threads, providers, optimization.
 void add_runtime_options(CLI::App& command, ModelOptions& options);
 RuntimeOptions to_runtime_options(const ModelOptions& options);
+// The texts given as arguments, each taken as typed: "[MASK]" stays one text
+// with its brackets (CLI11 would read it as a list).
+CLI::Option* add_texts_option(CLI::App& command, std::vector<std::string>& texts, const std::string& help);
 
 }  // namespace sieve::cli

@@ -284,7 +284,7 @@ Action add_embed_command(CLI::App& app) {
   auto args = std::make_shared<EmbedArgs>();
   auto* cmd = app.add_subcommand("embed", "Embed texts (arguments, or one per line on stdin)");
   add_model_options(*cmd, args->model);
-  cmd->add_option("texts", args->texts, "Texts to embed; without them, lines of standard input");
+  add_texts_option(*cmd, args->texts, "Texts to embed; without them, lines of standard input");
   auto* normalize = cmd->add_flag("--normalize", args->normalize, "L2-normalize the vectors");
   cmd->add_flag("--no-normalize", args->no_normalize, "Do not normalize (default: as the model folder says)")
       ->excludes(normalize);

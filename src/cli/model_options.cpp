@@ -32,4 +32,14 @@ RuntimeOptions to_runtime_options(const ModelOptions& options) {
   return runtime;
 }
 
+CLI::Option* add_texts_option(CLI::App& command, std::vector<std::string>& texts, const std::string& help) {
+  // Without extra args CLI11 takes each argument as it is, and a positional
+  // takes arguments while fewer than its minimum: hence the large minimum.
+  constexpr int kMaxTexts = CLI::detail::expected_max_vector_size;
+  return command.add_option("texts", texts, help)
+      ->allow_extra_args(false)
+      ->expected(kMaxTexts, kMaxTexts)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+}
+
 }  // namespace sieve::cli

@@ -87,7 +87,7 @@ Action add_similarity_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("similarity",
                                  "Score two texts, or a --query against lines of standard input (JSON, best first)");
   add_model_options(*cmd, args->model);
-  cmd->add_option("texts", args->texts, "Two texts to compare");
+  add_texts_option(*cmd, args->texts, "Two texts to compare");
   auto* query = cmd->add_option("--query,-q", args->query, "Compare this text with each line of standard input");
   cmd->add_option("--function", args->function,
                   "cosine, dot, euclidean or manhattan (distances negated, as sentence-transformers); "

@@ -238,7 +238,7 @@ Action add_tokenize_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("tokenize", "Tokenize texts (arguments, or one per line on stdin) to JSON lines");
   cmd->add_option("--model,-m", args->model, "Model folder (uses its tokenizer.json)");
   cmd->add_option("--tokenizer,-t", args->tokenizer, "A tokenizer.json file");
-  cmd->add_option("texts", args->texts, "Texts; without them, lines of standard input");
+  add_texts_option(*cmd, args->texts, "Texts; without them, lines of standard input");
   cmd->add_flag("--pair", args->pair, "Each text is a pair of texts separated by a tab (cross-encoder input)");
   cmd->add_flag("--offsets", args->offsets, "Add each token's character offsets [begin, end) in its text");
   cmd->add_flag("--byte-offsets", args->byte_offsets, "Add each token's byte offsets [begin, end) in its text");

@@ -133,3 +133,19 @@ def test_info_lists_a_models_root_with_kinds(tmp_path):
         assert models["org/cross-encoder-tiny-3labels"]["dimension"] == 3
         assert all(m.get("providers", ["cpu"])[-1] == "cpu" for m in models.values() if "error" not in m)
         assert "dimension" not in models.get("escape", {})
+
+
+def test_texts_given_as_arguments_are_taken_as_typed():
+    """A text argument in brackets ("[MASK]", "[a,b]") is one text, brackets
+    included, as Hugging Face tokenizers sees it: the argument parser must not
+    read it as a list."""
+    tokenizers = pytest.importorskip("tokenizers")
+    reference = tokenizers.Tokenizer.from_file(str(MODEL / "tokenizer.json"))
+    texts = ["[MASK]", "[CLS] hello [SEP]", "[a,b]", "plain"]
+    out = run_sieve("tokenize", "--model", str(MODEL), *texts).stdout.decode().splitlines()
+    assert len(out) == len(texts)
+    for line, text in zip(out, texts):
+        got = json.loads(line)
+        want = reference.encode(text)
+        n = sum(got["attention_mask"])
+        assert got["ids"][:n] == want.ids[:n] and n == sum(want.attention_mask), text

@@ -33,9 +33,11 @@ LONG_TEXT = " ".join(["word"] * 400)  # over all-MiniLM-L6-v2's 256 tokens
 
 @pytest.fixture(scope="module")
 def root(tmp_path_factory) -> Path:
-    make_cross_encoder.make(FIXTURES, MODEL / "tokenizer.json", name=make_cross_encoder.FOLDER)
+    for name in (make_cross_encoder.FOLDER, make_cross_encoder.FOLDER_MULTI):
+        make_cross_encoder.make(FIXTURES, MODEL / "tokenizer.json", name=name)
     return models_root(tmp_path_factory.mktemp("serve"),
-                       {"minilm": MODEL, "ce": FIXTURES / make_cross_encoder.FOLDER})
+                       {"minilm": MODEL, "ce": FIXTURES / make_cross_encoder.FOLDER,
+                        "nli": FIXTURES / make_cross_encoder.FOLDER_MULTI})
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +89,7 @@ def test_openai_client_gets_the_vectors_of_sieve_embed(server, reference):
     short = client.embeddings.create(model="minilm", input=TEXTS[:2], dimensions=64, encoding_format="float")
     expected = reference[:2, :64] / np.linalg.norm(reference[:2, :64], axis=1, keepdims=True)
     assert_close([d.embedding for d in short.data], expected)
-    assert [m.id for m in client.models.list()] == ["ce", "minilm"]
+    assert [m.id for m in client.models.list()] == ["ce", "minilm", "nli"]
 
 
 def test_huggingface_inference_client_gets_the_vectors_of_sieve_embed(server, reference):
@@ -154,6 +156,63 @@ def test_tei_rerank_and_cohere_rerank(server):
     assert len(plain["results"]) == len(documents) and "document" not in plain["results"][0]
 
 
+def classify_reference(inputs: list, raw: bool = False) -> list[list[dict]]:
+    """`sieve classify` on the three-label fixture: texts, or tab-joined pairs."""
+    pairs = isinstance(inputs[0], (list, tuple))
+    lines = "".join(("\t".join(i) if pairs else i) + "\n" for i in inputs).encode()
+    args = ["--pairs"] if pairs else []
+    out = run_sieve("classify", "--model", str(FIXTURES / make_cross_encoder.FOLDER_MULTI), *args,
+                    *(["--raw-scores"] if raw else []), input=lines)
+    return [json.loads(line) for line in out.stdout.decode().splitlines()]
+
+
+def assert_predictions(got: list[dict], want: list[dict]) -> None:
+    assert [p["label"] for p in got] == [p["label"] for p in want]
+    for g, w in zip(got, want):
+        assert abs(g["score"] - w["score"]) <= 1e-5
+
+
+def test_tei_predict_texts_pairs_and_batches(server):
+    """/predict as Text Embeddings Inference reads it: a string is one text, a
+    list of two strings one pair, any other list a batch of texts and pairs."""
+    premise, hypothesis = "A man is eating food.", "Someone eats."
+    status, _, single = server.post("/predict", {"model": "nli", "inputs": premise})
+    assert status == 200, single
+    assert_predictions(single, classify_reference([premise])[0])
+    status, _, pair = server.post("/predict", {"model": "nli", "inputs": [premise, hypothesis]})
+    assert_predictions(pair, classify_reference([(premise, hypothesis)])[0])
+    batch = [[premise], [premise, hypothesis], "Cats sleep.", [hypothesis, premise]]
+    status, _, rows = server.post("/predict", {"model": "nli", "inputs": batch})
+    assert status == 200 and len(rows) == 4
+    assert_predictions(rows[0], classify_reference([premise])[0])
+    assert_predictions(rows[1], classify_reference([(premise, hypothesis)])[0])
+    assert_predictions(rows[2], classify_reference(["Cats sleep."])[0])
+    assert_predictions(rows[3], classify_reference([(hypothesis, premise)])[0])
+    status, _, raw = server.post("/predict", {"model": "nli", "inputs": [[premise], ["x"]], "raw_scores": True})
+    assert_predictions(raw[0], classify_reference([premise], raw=True)[0])
+    logits = np.array([p["score"] for p in sorted(raw[0], key=lambda p: p["label"])], dtype=np.float64)
+    softmax = np.exp(logits - logits.max()) / np.exp(logits - logits.max()).sum()
+    activated = np.array([p["score"] for p in sorted(rows[0], key=lambda p: p["label"])])
+    assert np.abs(softmax - activated).max() <= 1e-5
+    status, _, info = server.get("/info?model=nli")
+    labels = json.loads((FIXTURES / make_cross_encoder.FOLDER_MULTI / "config.json").read_text())["id2label"]
+    assert info["model_type"] == {"classifier": {"id2label": labels, "label2id": {v: int(k) for k, v in labels.items()}}}
+
+
+@pytest.mark.parametrize("payload, status, needle", [
+    ({"model": "nli", "inputs": []}, 400, "must not be empty"),
+    ({"model": "nli", "inputs": [1]}, 422, "neither a text nor a pair"),
+    ({"model": "nli", "inputs": [["a", "b", "c"]]}, 422, "item 0"),
+    ({"model": "nli"}, 422, "`inputs` is required"),
+    ({"model": "nli", "inputs": ["ok", "ok", LONG_TEXT * 2]}, 422, "input 2"),
+    ({"model": "minilm", "inputs": "x"}, 400, "not a reranker"),
+])
+def test_tei_predict_errors(server, payload, status, needle):
+    got, _, body = server.post("/predict", payload)
+    assert got == status, body
+    assert needle in tei_error(body)["error"], body
+
+
 def test_tei_tokenize_decode_info(server):
     text = "Héllo, wörld!"
     expected = json.loads(run_sieve("tokenize", "--model", str(MODEL), "--no-padding", "--byte-offsets",
@@ -181,7 +240,7 @@ def test_tei_tokenize_decode_info(server):
 def test_health_ready_metrics(server):
     assert server.get("/health")[:1] == (200,)
     status, _, ready = server.get("/ready")
-    assert status == 200 and ready["ready"] is True and ready["models"] == ["ce", "minilm"]
+    assert status == 200 and ready["ready"] is True and ready["models"] == ["ce", "minilm", "nli"]
     server.post("/embed", {"inputs": "metrics please"})
     status, headers, text = server.get("/metrics")
     assert status == 200 and headers["Content-Type"].startswith("text/plain")

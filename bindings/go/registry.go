@@ -119,7 +119,7 @@ func (r *Registry) Reranker(name string) (*Reranker, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Reranker{m: m}, nil
+	return rerankerOf(m)
 }
 
 func (r *Registry) get(name string, kind Kind) (*model, error) {

@@ -11,10 +11,12 @@ import (
 )
 
 // Reranker scores how well documents answer a query with a cross-encoder (a
-// sequence-classification model exported to ONNX). It is safe for concurrent
-// use by many goroutines.
+// sequence-classification model exported to ONNX), and classifies texts and
+// text pairs with it (Classify). It is safe for concurrent use by many
+// goroutines.
 type Reranker struct {
-	m *model
+	m      *model
+	labels []string // the model's label names, by index
 }
 
 // RerankResult is one document of a ranking.
@@ -31,7 +33,19 @@ func NewReranker(path string, opts ...Option) (*Reranker, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Reranker{m: m}, nil
+	return rerankerOf(m)
+}
+
+// rerankerOf takes ownership of m, closing it on error. The label names
+// are read once, here: they never change, and Classify and Labels then need
+// no call into C per label (Labels not even an open model).
+func rerankerOf(m *model) (*Reranker, error) {
+	labels, err := modelLabels(m)
+	if err != nil {
+		m.h.close()
+		return nil, err
+	}
+	return &Reranker{m: m, labels: labels}, nil
 }
 
 // Info describes the model. It stays available after Close.

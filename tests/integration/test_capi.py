@@ -82,6 +82,9 @@ SIGNATURES = {
     "sieve_score": (c_void_p, [c_void_p, Text, POINTER(Text), c_size_t, POINTER(c_float), c_size_t]),
     "sieve_rerank": (c_void_p, [c_void_p, Text, POINTER(Text), c_size_t, c_size_t, POINTER(RerankResult), c_size_t,
                                 POINTER(c_size_t)]),
+    "sieve_classify": (c_void_p, [c_void_p, POINTER(Text), POINTER(Text), c_size_t, c_int32, POINTER(c_float),
+                                  c_size_t]),
+    "sieve_model_label": (c_void_p, [c_void_p, c_size_t, POINTER(c_char_p)]),
     "sieve_tokenizer_load": (c_void_p, [c_char_p, POINTER(c_void_p)]),
     "sieve_tokenizer_destroy": (None, [c_void_p]),
     "sieve_tokenize": (c_void_p, [c_void_p, Text, POINTER(Text), c_int32, POINTER(c_void_p)]),
@@ -175,6 +178,19 @@ class Sieve:
         self.check(self.lib.sieve_rerank(model, Text(ctypes.cast(c_char_p(query), c_void_p), len(query)), array,
                                          len(documents), top_k, results, len(documents), byref(count)))
         return [(results[i].index, results[i].score) for i in range(count.value)]
+
+    def classify(self, model, texts: list[bytes], pairs: list[bytes] | None = None, raw: bool = False) -> np.ndarray:
+        out = np.empty((len(texts), self.info(model).dimension), dtype=np.float32)
+        first = texts_array(texts)
+        second = texts_array(pairs) if pairs is not None else None
+        self.check(self.lib.sieve_classify(model, first, second, len(texts), int(raw),
+                                           out.ctypes.data_as(POINTER(c_float)), out.size))
+        return out
+
+    def label(self, model, index: int) -> str:
+        name = c_char_p()
+        self.check(self.lib.sieve_model_label(model, index, byref(name)))
+        return name.value.decode()
 
 
 @pytest.fixture(scope="module")
@@ -328,6 +344,72 @@ def test_scores_match_sentence_transformers(sieve, models, fixtures):
         got = sieve.score(model, group["query"].encode(), [d.encode() for d in group["documents"]])
         worst = max(worst, float(np.abs(got - np.array(reference["groups"][g]["default"])).max()))
     assert worst <= 1e-4
+
+
+# ---- classification ---------------------------------------------------------------
+
+THREE_LABELS = FIXTURES / "cross-encoder-tiny-3labels"
+
+
+@pytest.fixture(scope="module")
+def three_labels(sieve, fixtures):
+    model = sieve.load(THREE_LABELS, batch_size=3)
+    yield model
+    sieve.lib.sieve_model_destroy(model)
+
+
+def cli_classify(lines: list[bytes], labels: list[str], *args: str) -> np.ndarray:
+    """`sieve classify`'s scores in the model's label order (the CLI lists each input's labels best first,
+    ties in label order: checked here against the scores it prints)."""
+    out = run_sieve("classify", "--model", str(THREE_LABELS), "--batch-size", "3", *args,
+                    input=b"".join(line + b"\n" for line in lines)).stdout.decode().splitlines()
+    assert len(out) == len(lines)
+    rows = []
+    for line in out:
+        ranked = [(entry["label"], np.float32(entry["score"])) for entry in json.loads(line)]
+        row = dict(ranked)
+        assert sorted(row) == sorted(labels)
+        rows.append([row[label] for label in labels])
+        assert [label for label, _ in ranked] == sorted(labels, key=lambda label: -row[label])
+    return np.array(rows, dtype=np.float32)
+
+
+def test_classify_equals_the_cli_bit_for_bit(sieve, three_labels):
+    labels = [sieve.label(three_labels, i) for i in range(sieve.info(three_labels).dimension)]
+    assert labels == ["contradiction", "entailment", "neutral"]
+    texts = sentences()[:40] + [b"", b"NUL\x00inside", "caf\u00e9 \U0001F600 \u4f60\u597d".encode(), b"long " * 400]
+    # The CLI reads a pair as two texts around a tab, so none may hold one.
+    pairs = [(group["query"].encode(), document.encode())
+             for group in json.loads(PAIRS.read_text(encoding="utf-8"))["groups"] for document in group["documents"]
+             if "\t" not in group["query"] + document]
+    for raw, flags in ((False, []), (True, ["--raw-scores"])):
+        got = sieve.classify(three_labels, texts, raw=raw)
+        assert_bitwise_equal(got, cli_classify(texts, labels, *flags))
+        got_pairs = sieve.classify(three_labels, [a for a, _ in pairs], [b for _, b in pairs], raw=raw)
+        assert_bitwise_equal(got_pairs, cli_classify([a + b"\t" + b for a, b in pairs], labels, "--pairs", *flags))
+        if not raw:  # a softmax: every row sums to one
+            assert np.abs(got.sum(1) - 1).max() <= 1e-5 and np.abs(got_pairs.sum(1) - 1).max() <= 1e-5
+    assert sieve.classify(three_labels, []).shape == (0, 3)
+
+
+def test_classify_errors(sieve, models, fixtures, three_labels):
+    with pytest.raises(SieveError) as error:
+        sieve.label(three_labels, 3)
+    assert error.value.code == 1 and "label 3" in str(error.value)  # SIEVE_INVALID_ARGUMENT
+    with pytest.raises(SieveError) as error:
+        sieve.classify(three_labels, [b"ok", b"ok"], [b"ok", b"bad \xc3"])
+    assert error.value.code == 2 and error.value.index == 1  # SIEVE_INVALID_INPUT, the second pair
+    out = (c_float * 3)()
+    one = texts_array([b"ok"])
+    status = sieve.lib.sieve_classify(three_labels, one, None, 1, 0, out, 2)
+    with pytest.raises(SieveError) as error:
+        sieve.check(status)
+    assert error.value.code == 8  # SIEVE_BUFFER_TOO_SMALL
+    embedder = models(fixtures / "tiny-bert-tokens")
+    for call in (lambda: sieve.classify(embedder, [b"text"]), lambda: sieve.label(embedder, 0)):
+        with pytest.raises(SieveError) as error:
+            call()
+        assert error.value.code == 7  # SIEVE_WRONG_KIND
 
 
 # ---- model description ------------------------------------------------------------

@@ -266,6 +266,48 @@ comptime {
     std.debug.assert(@offsetOf(RerankResult, "score") == @offsetOf(c.sieve_rerank_result, "score"));
 }
 
+/// How `Model.classify` scores.
+pub const ClassifyOptions = struct {
+    /// The logits instead of probabilities (the softmax, or the sigmoid for
+    /// multi-label and one-label models, as the model's problem_type says).
+    raw_scores: bool = false,
+};
+
+/// One label's score for one input. The name belongs to the model.
+pub const LabelScore = struct {
+    label: [:0]const u8,
+    score: f32,
+
+    /// Best first, NaN last, as `sieve classify` ranks labels.
+    fn better(_: void, a: LabelScore, b: LabelScore) bool {
+        if (std.math.isNan(a.score)) return false;
+        if (std.math.isNan(b.score)) return true;
+        return a.score > b.score;
+    }
+};
+
+/// Every label's score for each input of `Model.classify`, owned by the
+/// allocator passed to it: one row per input, in input order, holding every
+/// label best first (labels with equal scores keep the model's label order,
+/// so a row's first label is the prediction), as `sieve classify` lists them.
+pub const Classification = struct {
+    data: []LabelScore,
+    count: usize,
+    /// The model's number of labels: the length of every row.
+    label_count: usize,
+
+    pub fn deinit(classification: *Classification, allocator: Allocator) void {
+        allocator.free(classification.data);
+        classification.* = undefined;
+    }
+
+    /// The labels of the `index`th input, best first.
+    pub fn row(classification: Classification, index: usize) []LabelScore {
+        std.debug.assert(index < classification.count);
+        return classification.data[index * classification.label_count ..][0..classification.label_count];
+    }
+};
+
 fn toText(bytes: []const u8) c.sieve_text {
     // The ABI allows a NULL pointer only with size 0, and an empty Zig slice's
     // pointer carries no meaning, so send NULL for every empty text.
@@ -280,7 +322,8 @@ fn toTexts(allocator: Allocator, texts: []const []const u8) Allocator.Error![]c.
     return result;
 }
 
-/// A loaded model: an embedding model or a cross-encoder reranker.
+/// A loaded model: an embedding model, or a cross-encoder reranker (which
+/// also classifies, being a sequence classifier).
 pub const Model = struct {
     handle: *c.sieve_model,
 
@@ -426,6 +469,78 @@ pub const Model = struct {
             &written,
         ), diagnostics);
         return results[0..written];
+    }
+
+    /// The name of label `index` (below `info().dimension`): config.json's
+    /// id2label, or "LABEL_<index>" where it has none. Owned by the model.
+    pub fn label(model: Model, index: usize, diagnostics: ?*Diagnostics) SieveError![:0]const u8 {
+        var name: [*c]const u8 = null;
+        try check(c.sieve_model_label(model.handle, index, &name), diagnostics);
+        return std.mem.span(name);
+    }
+
+    /// Every label's score for each text, with a reranker-kind model (a
+    /// sequence classifier). Free the result with `Classification.deinit`.
+    pub fn classify(
+        model: Model,
+        allocator: Allocator,
+        texts: []const []const u8,
+        options: ClassifyOptions,
+        diagnostics: ?*Diagnostics,
+    ) SieveError!Classification {
+        const raw = try toTexts(allocator, texts);
+        defer allocator.free(raw);
+        return model.classifyTexts(allocator, raw, null, options, diagnostics);
+    }
+
+    /// `classify` for inputs of two texts each, such as an NLI premise and
+    /// hypothesis (`sieve classify --pairs`).
+    pub fn classifyPairs(
+        model: Model,
+        allocator: Allocator,
+        pairs: []const [2][]const u8,
+        options: ClassifyOptions,
+        diagnostics: ?*Diagnostics,
+    ) SieveError!Classification {
+        // The C ABI takes the first and the second texts as two arrays.
+        const raw = try allocator.alloc(c.sieve_text, 2 * pairs.len);
+        defer allocator.free(raw);
+        for (pairs, raw[0..pairs.len], raw[pairs.len..]) |pair, *first, *second| {
+            first.* = toText(pair[0]);
+            second.* = toText(pair[1]);
+        }
+        return model.classifyTexts(allocator, raw[0..pairs.len], raw[pairs.len..], options, diagnostics);
+    }
+
+    fn classifyTexts(
+        model: Model,
+        allocator: Allocator,
+        texts: []const c.sieve_text,
+        pairs: ?[]const c.sieve_text,
+        options: ClassifyOptions,
+        diagnostics: ?*Diagnostics,
+    ) SieveError!Classification {
+        const label_count = (try model.info(diagnostics)).dimension;
+        const n = std.math.mul(usize, texts.len, label_count) catch return error.OutOfMemory;
+        const scores = try allocator.alloc(f32, n);
+        defer allocator.free(scores);
+        try check(c.sieve_classify(
+            model.handle,
+            texts.ptr,
+            if (pairs) |p| p.ptr else null,
+            texts.len,
+            @intFromBool(options.raw_scores),
+            scores.ptr,
+            scores.len,
+        ), diagnostics);
+        const data = try allocator.alloc(LabelScore, n);
+        errdefer allocator.free(data);
+        for (data, scores, 0..) |*entry, value, i| {
+            entry.* = .{ .label = try model.label(i % label_count, diagnostics), .score = value };
+        }
+        const classification: Classification = .{ .data = data, .count = texts.len, .label_count = label_count };
+        for (0..texts.len) |i| std.mem.sort(LabelScore, classification.row(i), {}, LabelScore.better);
+        return classification;
     }
 
     /// The model's own tokenizer (with its truncation), borrowed: valid while

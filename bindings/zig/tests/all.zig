@@ -12,6 +12,7 @@ test "quiet: the library logs warnings and errors only" {
 test {
     _ = @import("embed_test.zig");
     _ = @import("rerank_test.zig");
+    _ = @import("classify_test.zig");
     _ = @import("tokenize_test.zig");
     _ = @import("errors_test.zig");
     _ = @import("registry_test.zig");

@@ -168,6 +168,28 @@ pub fn parseRerank(allocator: Allocator, json: []const u8) ![]Ranked {
     return ranked;
 }
 
+/// One label of a line of `sieve classify`.
+pub const Labeled = struct { label: []const u8, score: f32 };
+
+/// The lines of `sieve classify`: per input, its labels best first. Every
+/// part is allocated in `arena`; scores are parsed as in `parseRerank`.
+pub fn parseClassify(arena: Allocator, output: []const u8) ![][]Labeled {
+    var rows: std.ArrayList([]Labeled) = .empty;
+    var it = std.mem.splitScalar(u8, std.mem.trimEnd(u8, output, "\n"), '\n');
+    while (it.next()) |line| {
+        const labels = try std.json.parseFromSliceLeaky(std.json.Value, arena, line, .{ .parse_numbers = false });
+        const row = try arena.alloc(Labeled, labels.array.items.len);
+        for (row, labels.array.items) |*labeled, item| {
+            labeled.* = .{
+                .label = (item.object.get("label") orelse return error.NoLabel).string,
+                .score = try std.fmt.parseFloat(f32, (item.object.get("score") orelse return error.NoScore).number_string),
+            };
+        }
+        try rows.append(arena, row);
+    }
+    return rows.toOwnedSlice(arena);
+}
+
 /// One line of `sieve tokenize --byte-offsets`.
 pub const Tokenized = struct {
     ids: []u32,

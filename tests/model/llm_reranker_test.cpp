@@ -1,0 +1,71 @@
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "model/llm_reranker.hpp"
+#include "sieve/error.hpp"
+
+namespace sieve::model {
+namespace {
+
+namespace fs = std::filesystem;
+
+class LlmRerankerFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("sieve-llm-reranker-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  void write(const std::string& text) const {
+    std::ofstream(dir_ / kLlmRerankerFile, std::ios::binary | std::ios::trunc) << text;
+  }
+  fs::path dir_;
+};
+
+TEST_F(LlmRerankerFile, AbsentIsNotAnLlmReranker) {
+  EXPECT_FALSE(read_llm_reranker(dir_).has_value());
+}
+
+TEST_F(LlmRerankerFile, ReadsTheDescription) {
+  write(R"({"prefix": "<s>", "suffix": "</s>", "template": "<I>: {instruction}\n<Q>: {query}\n<D>: {document}",
+            "instruction": "Judge", "yes_token": "yes", "no_token": "no", "max_length": 8192})");
+  const auto config = read_llm_reranker(dir_);
+  ASSERT_TRUE(config.has_value());
+  EXPECT_EQ(config->prefix, "<s>");
+  EXPECT_EQ(config->suffix, "</s>");
+  EXPECT_EQ(config->max_length, 8192U);
+  EXPECT_EQ(fill_llm_template(*config, "q?", "d."), "<I>: Judge\n<Q>: q?\n<D>: d.");
+}
+
+TEST_F(LlmRerankerFile, PlaceholdersInTheTextsStayAsTyped) {
+  write(R"({"prefix": "", "suffix": "", "template": "{query}|{document}|{other}", "yes_token": "yes",
+            "no_token": "no"})");
+  const auto config = read_llm_reranker(dir_);
+  ASSERT_TRUE(config.has_value());
+  // A query mentioning "{document}" is not filled in a second time.
+  EXPECT_EQ(fill_llm_template(*config, "{document}", "{query}"), "{document}|{query}|{other}");
+}
+
+TEST_F(LlmRerankerFile, MissingFieldsAndPlaceholdersAreNamed) {
+  write(R"({"prefix": "", "suffix": "", "template": "{query}", "yes_token": "yes", "no_token": "no"})");
+  try {
+    (void)read_llm_reranker(dir_);
+    FAIL() << "a template without {document} was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("{document}"), std::string::npos) << e.what();
+  }
+  write(R"({"prefix": "", "template": "{query} {document}", "yes_token": "yes", "no_token": "no"})");
+  try {
+    (void)read_llm_reranker(dir_);
+    FAIL() << "a file without a suffix was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("/suffix"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace sieve::model

@@ -13,23 +13,37 @@ Writes under DIR:
                        the base transformer followed by the modules NAME says
   architectures/NAME/  one folder per architecture, each with its own transformer
                        (and its own ONNX export): encoders with the tokenizer of
-                       MODEL_DIR; decoders (Qwen3, Qwen2, Gemma3) with a byte-level
-                       BPE tokenizer trained on the texts that appends an
-                       end-of-sequence token and pads on the left, as
-                       Qwen3-Embedding's does, last-token pooling and prompts in
-                       config_sentence_transformers.json; T5 as its encoder alone
+                       MODEL_DIR (RoFormer as the rotary-position BERT); decoders
+                       (Qwen3, Qwen2, Gemma3) with a byte-level BPE tokenizer
+                       trained on the texts that appends an end-of-sequence token
+                       and pads on the left, as Qwen3-Embedding's does, last-token
+                       pooling and prompts in config_sentence_transformers.json;
+                       T5 as its encoder alone
   cross-encoders/NAME/ cross-encoders (*ForSequenceClassification, one label) of
                        BERT and XLM-RoBERTa (the bge-reranker kind), with the
                        tokenizer of MODEL_DIR
+  classifiers/NAME/    BERT classifiers with several labels: single-label,
+                       multi-label, and one of text pairs (NLI)
+  llm-rerankers/NAME/  a Qwen3ForCausalLM scored as Qwen3-Reranker (yes against no
+                       after its prompt), with a BPE tokenizer holding "yes", "no"
+                       and the chat tokens
   refused/NAME/        folders Sieve must refuse, with the words its error must contain
+  refused-exports/NAME/ folders sieve-export must refuse
   zoo.json             {"embedders": {NAME: {"modules": [...]}},
                         "architectures": {NAME: {"modules": [...], "prompts": [...]}},
                         "cross_encoders": {NAME: {"architecture": ...}}, "pairs": [[QUERY, DOCUMENT], ...],
-                        "refused": {NAME: {"error": [WORDS...], "fix": COMMAND or null}}}
+                        "classifiers": {NAME: {"labels": [...], "problem_type": ..., "pairs": BOOL}},
+                        "llm_rerankers": {NAME: {"architecture": ..., "instruction": ...}},
+                        "refused": {NAME: {"error": [WORDS...], "fix": COMMAND or null}},
+                        "refused_exports": {NAME: {"folder": PATH, "task": TASK, "error": [WORDS...]}}}
   references.npz       NAME: SentenceTransformer(NAME).encode(texts), float32, for
                        every embedder and every refused folder that has a fix;
                        NAME/PROMPT: encode(texts, prompt_name=PROMPT) for each prompt;
-                       NAME: CrossEncoder(NAME).predict(pairs) (sigmoid) for each cross-encoder
+                       NAME: CrossEncoder(NAME).predict(pairs) (sigmoid) for each cross-encoder;
+                       NAME: the text-classification pipeline's scores and NAME/logits the
+                       logits, [inputs, labels] in label order, for each classifier (of
+                       the texts, or of the pairs for a pair classifier);
+                       NAME: the yes probability of each pair for each LLM reranker
 """
 
 from __future__ import annotations
@@ -146,6 +160,10 @@ def architectures(out: Path, minilm_tokenizer, texts: list[str], references: dic
                                   lambda: [pooling("mean"), dense(HIDDEN, 16)], None),
         "electra-cls": (tf.ElectraConfig(**{**bert_like, "embedding_size": HIDDEN}), tf.ElectraModel, False,
                         lambda: [pooling("cls")], None),
+        # The rotary-position BERT transformers has without remote code
+        # (NomicBERT's and NeoBERT's need trust_remote_code).
+        "roformer-mean-normalize": (tf.RoFormerConfig(**{**bert_like, "embedding_size": HIDDEN}), tf.RoFormerModel,
+                                    False, lambda: [pooling("mean"), models.Normalize()], None),
         "modernbert-mean-normalize": (tf.ModernBertConfig(vocab_size=vocab, hidden_size=HIDDEN, intermediate_size=64,
                                                           num_hidden_layers=2, num_attention_heads=4, pad_token_id=0,
                                                           initializer_range=0.2, reference_compile=False),
@@ -232,6 +250,144 @@ def cross_encoders(out: Path, tokenizer_dir: Path, pairs: list[tuple[str, str]],
     refused[folder.name] = {"error": ["token_type_ids", "type_vocab_size 2"], "fix": None, "command": "rerank",
                             "export": True}
     return made
+
+
+def classifiers(out: Path, tokenizer_dir: Path, texts: list[str], pairs: list[tuple[str, str]],
+                references: dict[str, np.ndarray]) -> dict[str, dict]:
+    """Classifiers with several labels, each scored as transformers'
+    text-classification pipeline scores it by default (softmax for single-label,
+    sigmoid for multi-label, from the configuration): NAME holds those scores,
+    NAME/logits the model's logits, both [inputs, labels] in label id order."""
+    import transformers as tf
+
+    small = dict(vocab_size=AutoTokenizer.from_pretrained(str(tokenizer_dir)).vocab_size, hidden_size=HIDDEN,
+                 num_hidden_layers=2, num_attention_heads=4, intermediate_size=64, max_position_embeddings=512,
+                 initializer_range=0.2, pad_token_id=0)
+    # name: (labels, problem_type, text pairs?). The NLI one leaves problem_type
+    # unset: the pipeline then goes by the number of labels.
+    specs = {
+        "bert-sentiment": (["negative", "neutral", "positive"], "single_label_classification", False),
+        "bert-multi-label": (["toxic", "spam", "off-topic", "urgent"], "multi_label_classification", False),
+        "bert-nli": (["contradiction", "entailment", "neutral"], None, True),
+    }
+    made = {}
+    for name, (labels, problem_type, takes_pairs) in specs.items():
+        folder = out / name
+        config = tf.BertConfig(**small, id2label=dict(enumerate(labels)),
+                               label2id={label: i for i, label in enumerate(labels)}, problem_type=problem_type)
+        tf.BertForSequenceClassification(config).save_pretrained(folder)
+        AutoTokenizer.from_pretrained(str(tokenizer_dir)).save_pretrained(folder)
+        model = tf.AutoModelForSequenceClassification.from_pretrained(str(folder)).eval()
+        tokenizer = AutoTokenizer.from_pretrained(str(folder))
+        first, second = ([q for q, _ in pairs], [d for _, d in pairs]) if takes_pairs else (texts, None)
+        with torch.no_grad():
+            batch = tokenizer(first, second, padding=True, truncation=True, return_tensors="pt")
+            references[f"{name}/logits"] = model(**batch).logits.numpy().astype(np.float32)
+        classify = tf.pipeline("text-classification", model=model, tokenizer=tokenizer, device="cpu", top_k=None)
+        inputs = [{"text": q, "text_pair": d} for q, d in pairs] if takes_pairs else texts
+        scores = np.zeros((len(inputs), len(labels)), dtype=np.float32)
+        for row, result in zip(scores, classify(inputs)):
+            for entry in result:
+                row[labels.index(entry["label"])] = entry["score"]
+        references[name] = scores
+        made[name] = {"architecture": type(model).__name__, "labels": labels, "problem_type": problem_type,
+                      "pairs": takes_pairs}
+    return made
+
+
+# The Qwen3-Reranker model card's prompt and recipe, written out here rather
+# than imported from sieve_tools, so that the reference shares no code with the
+# exporter it checks.
+RERANKER_PREFIX = ("<|im_start|>system\nJudge whether the Document meets the requirements based on the Query and the "
+                   "Instruct provided. Note that the answer can only be \"yes\" or \"no\".<|im_end|>\n"
+                   "<|im_start|>user\n")
+RERANKER_SUFFIX = "<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n"
+RERANKER_INSTRUCTION = "Given a web search query, retrieve relevant passages that answer the query"
+
+
+def reranker_tokenizer(texts: list[str], folder: Path):
+    """A Qwen-like byte-level BPE (as bpe_tokenizer) trained on the texts and the
+    prompt, whose vocabulary has "yes" and "no" as single tokens, with the chat
+    tokens added as Qwen3's tokenizer has them: <|im_start|> and <|im_end|>
+    special, <think> and </think> not. It appends <|endoftext|> to each text,
+    which the reranker's prompt must not get (it tokenizes without special
+    tokens)."""
+    from tokenizers import AddedToken, Tokenizer, decoders, models as tmodels, pre_tokenizers, processors, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    tok = Tokenizer(tmodels.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=500, special_tokens=["<|endoftext|>"],
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    # The answers as the prompt's last line would start them, often enough to be merged.
+    tok.train_from_iterator(texts + [RERANKER_PREFIX, RERANKER_SUFFIX] + ["yes", "no"] * 50, trainer)
+    tok.add_special_tokens([AddedToken(t, special=True, normalized=False) for t in ("<|im_start|>", "<|im_end|>")])
+    tok.add_tokens([AddedToken(t, special=False, normalized=False) for t in ("<think>", "</think>")])
+    eos = tok.token_to_id("<|endoftext|>")
+    tok.post_processor = processors.TemplateProcessing(single="$A <|endoftext|>",
+                                                       pair="$A <|endoftext|> $B:1 <|endoftext|>:1",
+                                                       special_tokens=[("<|endoftext|>", eos)])
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|im_end|>", pad_token="<|endoftext|>",
+                                   padding_side="left", model_max_length=512)
+    for word in ("yes", "no"):
+        assert fast.convert_tokens_to_ids(word) is not None, f"the reranker's vocabulary has no token {word!r}"
+    fast.save_pretrained(folder)
+    return fast
+
+
+def llm_rerankers(out: Path, texts: list[str], pairs: list[tuple[str, str]],
+                  references: dict[str, np.ndarray]) -> dict[str, dict]:
+    """A causal LM reranker (the Qwen3-Reranker kind), scored as its model card
+    does: the probability of "yes" against "no" after the prompt, the prompts
+    padded on the left."""
+    import transformers as tf
+
+    name = "qwen3-reranker"
+    folder = out / name
+    tokenizer = reranker_tokenizer(texts, folder)
+    # Tied embeddings as Qwen3-Reranker-0.6B has them.
+    config = tf.Qwen3Config(vocab_size=len(tokenizer), hidden_size=HIDDEN, intermediate_size=64, num_hidden_layers=2,
+                            num_attention_heads=4, num_key_value_heads=2, head_dim=8, max_position_embeddings=512,
+                            initializer_range=0.2, tie_word_embeddings=True)
+    tf.Qwen3ForCausalLM(config).save_pretrained(folder)
+    model = tf.AutoModelForCausalLM.from_pretrained(str(folder)).eval()
+    tokenizer = AutoTokenizer.from_pretrained(str(folder), padding_side="left")
+    yes_id, no_id = tokenizer.convert_tokens_to_ids("yes"), tokenizer.convert_tokens_to_ids("no")
+    max_length = 512
+    prefix_tokens = tokenizer.encode(RERANKER_PREFIX, add_special_tokens=False)
+    suffix_tokens = tokenizer.encode(RERANKER_SUFFIX, add_special_tokens=False)
+    bodies = [f"<Instruct>: {RERANKER_INSTRUCTION}\n<Query>: {q}\n<Document>: {d}" for q, d in pairs]
+    inputs = tokenizer(bodies, padding=False, truncation="longest_first", return_attention_mask=False,
+                       max_length=max_length - len(prefix_tokens) - len(suffix_tokens), add_special_tokens=False)
+    for i, ids in enumerate(inputs["input_ids"]):
+        inputs["input_ids"][i] = prefix_tokens + ids + suffix_tokens
+    inputs = tokenizer.pad(inputs, padding=True, return_tensors="pt", max_length=max_length)
+    with torch.no_grad():
+        logits = model(**inputs).logits[:, -1, :]
+        scores = torch.nn.functional.log_softmax(torch.stack([logits[:, no_id], logits[:, yes_id]], dim=1), dim=1)
+    references[name] = scores[:, 1].exp().numpy().astype(np.float32)
+    return {name: {"architecture": type(model).__name__, "instruction": RERANKER_INSTRUCTION}}
+
+
+def refused_exports(out: Path, bpe_folder: Path) -> dict[str, dict]:
+    """Folders `sieve-export export --task llm-reranker` must refuse, each with
+    the words its error must contain; "folder" is relative to the zoo."""
+    import transformers as tf
+
+    folder = out / "qwen3-causal-lm-without-yes-token"
+    tokenizer = AutoTokenizer.from_pretrained(str(bpe_folder))
+    assert tokenizer.convert_tokens_to_ids("yes") is None, "the BPE tokenizer was meant to have no 'yes' token"
+    tokenizer.save_pretrained(folder)
+    tf.Qwen3ForCausalLM(tf.Qwen3Config(vocab_size=len(tokenizer), hidden_size=HIDDEN, intermediate_size=64,
+                                       num_hidden_layers=1, num_attention_heads=4, num_key_value_heads=2,
+                                       head_dim=8)).save_pretrained(folder)
+    return {
+        "not-a-causal-lm": {"folder": "cross-encoders/bert-cross-encoder", "task": "llm-reranker",
+                            "error": ["ForCausalLM", "BertForSequenceClassification"]},
+        folder.name: {"folder": f"{out.name}/{folder.name}", "task": "llm-reranker",
+                      "error": ["no single token", "llm-reranker"]},
+    }
 
 
 def edit_json(path: Path, change) -> None:
@@ -322,10 +478,14 @@ def main() -> int:
     zoo["refused"] = make_refused(base, args.out / "refused", texts, references)
     zoo["cross_encoders"] = cross_encoders(args.out / "cross-encoders", args.tokenizer_from, pairs, references,
                                            args.out / "refused", zoo["refused"])
+    zoo["classifiers"] = classifiers(args.out / "classifiers", args.tokenizer_from, texts, pairs, references)
+    zoo["llm_rerankers"] = llm_rerankers(args.out / "llm-rerankers", texts, pairs, references)
+    zoo["refused_exports"] = refused_exports(args.out / "refused-exports", args.out / "architectures" / "bpe")
     np.savez(args.out / "references.npz", **references)
     (args.out / "zoo.json").write_text(json.dumps(zoo, indent=2), encoding="utf-8")
     print(f"wrote {args.out}: {len(zoo['embedders'])} embedders, {len(zoo['architectures'])} architectures, "
-          f"{len(zoo['cross_encoders'])} cross-encoders, "
+          f"{len(zoo['cross_encoders'])} cross-encoders, {len(zoo['classifiers'])} classifiers, "
+          f"{len(zoo['llm_rerankers'])} LLM rerankers, "
           f"{len(zoo['refused'])} refused folders")
     return 0
 

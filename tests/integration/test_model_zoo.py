@@ -8,15 +8,20 @@ token and pads on the left, and instruction prompts), each exported with
 `sieve-export export` and run by `sieve embed`, against what
 sentence-transformers' `encode` gives for the same folders; BERT and
 XLM-RoBERTa cross-encoders through `sieve rerank` against CrossEncoder's
-`predict`; and folders Sieve must refuse, each with an error naming the
-module and what to do.
+`predict`; BERT classifiers (single-label, multi-label, text pairs) through
+`sieve classify` against transformers' text-classification pipeline; a Qwen3
+causal LM exported with `--task llm-reranker` through `sieve rerank` against
+the Qwen3-Reranker model card's recipe; and folders Sieve (or sieve-export)
+must refuse, each with an error naming the module and what to do.
 
-Needs .venv-export (scripts/setup_export_env.sh); seconds in all."""
+Needs .venv-export (scripts/setup_export_env.sh); about a minute on two cores."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -48,10 +53,22 @@ def zoo(texts, tmp_path_factory) -> dict:
     run(PYTHON, ROOT / "tools" / "model_zoo.py", "--out", root / "torch", "--tokenizer-from",
         minilm.stdout.decode().strip(), "--texts", root / "texts.txt")
     made = json.loads((root / "torch" / "zoo.json").read_text(encoding="utf-8"))
-    # One export (all the embedders share the transformer); the others get its
-    # model.onnx beside the files sieve-export copies for them.
+    # One export for the embedders (they share the transformer); the others get
+    # its model.onnx beside the files sieve-export copies for them.
     exported = root / "onnx" / EXPORTED
-    run(SIEVE_EXPORT, "export", root / "torch" / "embedders" / EXPORTED, "--out", exported, "--json")
+    exports = [(root / "torch" / "embedders" / EXPORTED, exported)]
+    exports += [(root / "torch" / "architectures" / name, root / "onnx" / name) for name in made["architectures"]]
+    exports += [(root / "torch" / "cross-encoders" / name, root / "onnx" / name) for name in made["cross_encoders"]]
+    exports += [(root / "torch" / "classifiers" / name, root / "onnx" / name, "--task", "text-classification")
+                for name in made["classifiers"]]
+    exports += [(root / "torch" / "llm-rerankers" / name, root / "onnx" / name, "--task", "llm-reranker")
+                for name in made["llm_rerankers"]]
+    # Refused folders as they are (sieve-export would convert pickled weights).
+    exports += [(root / "torch" / "refused" / name, root / "refused" / name)
+                for name, spec in made["refused"].items() if spec.get("export")]
+    # Each export keeps about one core busy (most of it Python): run side by side.
+    with ThreadPoolExecutor(max(2, min(4, os.cpu_count() or 2))) as pool:
+        list(pool.map(lambda e: run(SIEVE_EXPORT, "export", e[0], "--out", *e[1:], "--json"), exports))
     copy = ("import sys, shutil; from pathlib import Path; from sieve_tools.model_folder import copy_support_files\n"
             "onnx, pairs = Path(sys.argv[1]), sys.argv[2:]\n"
             "for src, dest in zip(pairs[::2], pairs[1::2]):\n"
@@ -62,14 +79,8 @@ def zoo(texts, tmp_path_factory) -> dict:
         if name != EXPORTED:
             pairs += [root / "torch" / "embedders" / name, root / "onnx" / name]
     run(PYTHON, "-c", copy, exported / "model.onnx", *pairs)
-    for name in made["architectures"]:
-        run(SIEVE_EXPORT, "export", root / "torch" / "architectures" / name, "--out", root / "onnx" / name, "--json")
-    for name in made["cross_encoders"]:
-        run(SIEVE_EXPORT, "export", root / "torch" / "cross-encoders" / name, "--out", root / "onnx" / name, "--json")
-    # Refused folders as they are (sieve-export would convert pickled weights).
     for name, spec in made["refused"].items():
         if spec.get("export"):
-            run(SIEVE_EXPORT, "export", root / "torch" / "refused" / name, "--out", root / "refused" / name)
             continue
         shutil.copytree(root / "torch" / "refused" / name, root / "refused" / name)
         shutil.copy2(exported / "model.onnx", root / "refused" / name / "model.onnx")
@@ -110,7 +121,7 @@ def test_embedder_matches_sentence_transformers(zoo, texts, name):
 
 
 ARCHITECTURES = ["roberta-mean-normalize", "xlm-roberta-cls-normalize", "mpnet-mean-normalize", "distilbert-mean",
-                 "deberta-v2-mean-dense", "electra-cls", "modernbert-mean-normalize",
+                 "deberta-v2-mean-dense", "electra-cls", "roformer-mean-normalize", "modernbert-mean-normalize",
                  "t5-encoder-mean-dense-normalize", "qwen3-lasttoken-normalize", "qwen2-lasttoken-normalize",
                  "gemma3-mean-dense-dense-normalize"]
 
@@ -128,19 +139,127 @@ def test_architecture_matches_sentence_transformers(zoo, texts, name):
         assert_matches(got, zoo["refs"][f"{name}/{prompt}"], f"{name} prompt {prompt}")
 
 
-@pytest.mark.parametrize("name", ["bert-cross-encoder", "xlm-roberta-cross-encoder"])
-def test_cross_encoder_matches_sentence_transformers(zoo, name):
-    assert name in zoo["made"]["cross_encoders"], f"tools/model_zoo.py made no {name}"
-    pairs = zoo["made"]["pairs"]
+def rerank_scores(folder: Path, pairs: list[list[str]]) -> list[float]:
+    """`sieve rerank` of each query's documents; the scores in pair order."""
     scores = []
     for query in dict.fromkeys(q for q, _ in pairs):
         docs = [d for q, d in pairs if q == query]
-        out = json.loads(run_sieve("rerank", "--model", str(zoo["root"] / "onnx" / name), "--query", query,
+        out = json.loads(run_sieve("rerank", "--model", str(folder), "--query", query,
                                    input="".join(d + "\n" for d in docs).encode()).stdout)
+        assert [r["score"] for r in out["results"]] == sorted((r["score"] for r in out["results"]), reverse=True)
         scores += [r["score"] for r in sorted(out["results"], key=lambda r: r["index"])]
+    return scores
+
+
+@pytest.mark.parametrize("name", ["bert-cross-encoder", "xlm-roberta-cross-encoder"])
+def test_cross_encoder_matches_sentence_transformers(zoo, name):
+    assert name in zoo["made"]["cross_encoders"], f"tools/model_zoo.py made no {name}"
     want = zoo["refs"][name]
     assert np.ptp(want) > 1e-3, "the scores should differ from pair to pair"
-    np.testing.assert_allclose(scores, want, atol=1e-4)
+    np.testing.assert_allclose(rerank_scores(zoo["root"] / "onnx" / name, zoo["made"]["pairs"]), want, atol=1e-4)
+
+
+@pytest.mark.parametrize("name", ["qwen3-reranker"])
+def test_llm_reranker_matches_transformers(zoo, name):
+    assert name in zoo["made"]["llm_rerankers"], f"tools/model_zoo.py made no {name}"
+    want = zoo["refs"][name]
+    assert np.ptp(want) > 1e-3, "the scores should differ from pair to pair"
+    np.testing.assert_allclose(rerank_scores(zoo["root"] / "onnx" / name, zoo["made"]["pairs"]), want, atol=1e-4)
+
+
+def test_llm_reranker_folder_describes_its_prompt(zoo):
+    """The exported folder alone, run as its llm_reranker.json says (the prompt
+    pieces tokenized apart, without special tokens; right padding; softmax of
+    the no and yes logits) by ONNX Runtime, against the model card's recipe in
+    transformers: the export, checked apart from Sieve."""
+    import onnxruntime as ort
+    from tokenizers import Tokenizer
+
+    name = "qwen3-reranker"
+    folder = zoo["root"] / "onnx" / name
+    prompt = json.loads((folder / "llm_reranker.json").read_text(encoding="utf-8"))
+    assert prompt["instruction"] == zoo["made"]["llm_rerankers"][name]["instruction"]
+    tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+    assert [tokenizer.token_to_id(prompt[k]) for k in ("no_token", "yes_token")] == [prompt["no_id"], prompt["yes_id"]]
+
+    def ids(text: str) -> list[int]:
+        return tokenizer.encode(text, add_special_tokens=False).ids
+
+    rows = [ids(prompt["prefix"]) + ids(prompt["template"].format(instruction=prompt["instruction"], query=q,
+                                                                   document=d)) + ids(prompt["suffix"])
+            for q, d in zoo["made"]["pairs"]]
+    width = max(map(len, rows))
+    input_ids = np.array([r + [0] * (width - len(r)) for r in rows], dtype=np.int64)
+    mask = np.array([[1] * len(r) + [0] * (width - len(r)) for r in rows], dtype=np.int64)
+    session = ort.InferenceSession(str(folder / "model.onnx"), providers=["CPUExecutionProvider"])
+    assert [i.name for i in session.get_inputs()] == ["input_ids", "attention_mask"]
+    logits = session.run(["logits"], {"input_ids": input_ids, "attention_mask": mask})[0].astype(np.float64)
+    assert logits.shape == (len(rows), 2)
+    scores = np.exp(logits[:, 1]) / np.exp(logits).sum(1)
+    np.testing.assert_allclose(scores, zoo["refs"][name], atol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["not-a-causal-lm", "qwen3-causal-lm-without-yes-token"])
+def test_export_refuses(zoo, tmp_path, name):
+    spec = zoo["made"]["refused_exports"][name]
+    result = subprocess.run([str(SIEVE_EXPORT), "export", str(zoo["root"] / "torch" / spec["folder"]), "--task",
+                             spec["task"], "--out", str(tmp_path / "out")], capture_output=True, timeout=600)
+    error = result.stderr.decode(errors="replace")
+    assert result.returncode != 0 and not (tmp_path / "out").exists(), f"{name} was exported: {error}"
+    for word in spec["error"]:
+        assert word in error, f"{name}: {word!r} not in the error: {error}"
+
+
+CLASSIFIERS = ["bert-sentiment", "bert-multi-label", "bert-nli"]
+
+
+def classify(zoo, texts, name: str, *flags: str, arguments: bool = False) -> tuple[list[list[dict]], list[str]]:
+    """`sieve classify` of the zoo's inputs for the classifier (the texts, or the
+    pairs joined by a tab): each input's [{"label", "score"}, ...]."""
+    made = zoo["made"]["classifiers"][name]
+    inputs = ["\t".join(p) for p in zoo["made"]["pairs"]] if made["pairs"] else texts
+    args = ["classify", "--model", str(zoo["root"] / "onnx" / name), *(["--pairs"] if made["pairs"] else []), *flags]
+    if arguments:
+        result = run_sieve(*args, "--", *inputs)
+    else:
+        result = run_sieve(*args, input="".join(t + "\n" for t in inputs).encode())
+    lines = result.stdout.decode().splitlines()
+    assert len(lines) == len(inputs), f"{name}: {len(lines)} lines for {len(inputs)} inputs"
+    return [json.loads(line) for line in lines], made["labels"]
+
+
+def assert_classified(rows: list[list[dict]], want: np.ndarray, labels: list[str], name: str,
+                      top_k: int | None = None) -> None:
+    """Each row: the labels best first (ties in label order), the K best with
+    --top-k, each scored as the reference says within 1e-4."""
+    for i, (row, ref) in enumerate(zip(rows, want, strict=True)):
+        got = [(entry["label"], entry["score"]) for entry in row]
+        assert len(got) == (top_k or len(labels)), f"{name} input {i}: {got}"
+        assert len({label for label, _ in got}) == len(got) and all(label in labels for label, _ in got), \
+            f"{name} input {i}: labels {got}, the model's are {labels}"
+        key = [(-score, labels.index(label)) for label, score in got]
+        assert key == sorted(key), f"{name} input {i}: not best first: {got}"
+        np.testing.assert_allclose([score for _, score in got], [ref[labels.index(label)] for label, _ in got],
+                                   atol=1e-4, err_msg=f"{name} input {i}")
+        if top_k:
+            # The K best of the reference, but for near-ties Sieve may order the other way.
+            assert min(score for _, score in got) >= np.sort(ref)[::-1][top_k - 1] - 1e-4, f"{name} input {i}"
+
+
+@pytest.mark.parametrize("name", CLASSIFIERS)
+def test_classifier_matches_transformers(zoo, texts, name):
+    assert name in zoo["made"]["classifiers"], f"tools/model_zoo.py made no {name}"
+    rows, labels = classify(zoo, texts, name)
+    assert np.ptp(zoo["refs"][name]) > 1e-3, "the scores should differ from input to input"
+    assert_classified(rows, zoo["refs"][name], labels, name)
+    rows, _ = classify(zoo, texts, name, "--raw-scores")
+    assert_classified(rows, zoo["refs"][f"{name}/logits"], labels, f"{name} --raw-scores")
+
+
+def test_classifier_top_k_and_arguments(zoo, texts):
+    name = "bert-multi-label"
+    rows, labels = classify(zoo, texts, name, "--top-k", "2", arguments=True)
+    assert_classified(rows, zoo["refs"][name], labels, f"{name} --top-k 2", top_k=2)
 
 
 def test_every_zoo_model_is_tested(zoo):
@@ -151,6 +270,11 @@ def test_every_zoo_model_is_tested(zoo):
     assert sorted(zoo["made"]["cross_encoders"]) == sorted(tested)
     tested = test_refused_folder_names_the_problem.pytestmark[0].args[1]
     assert sorted(zoo["made"]["refused"]) == sorted(tested)
+    assert sorted(zoo["made"]["classifiers"]) == sorted(CLASSIFIERS)
+    tested = test_llm_reranker_matches_transformers.pytestmark[0].args[1]
+    assert sorted(zoo["made"]["llm_rerankers"]) == sorted(tested)
+    tested = test_export_refuses.pytestmark[0].args[1]
+    assert sorted(zoo["made"]["refused_exports"]) == sorted(tested)
 
 
 @pytest.mark.parametrize("name", ["dense-pytorch-bin", "dense-custom-activation", "dense-on-tokens",

@@ -1,6 +1,7 @@
 """sieve-export: make and compare ONNX model folders for Sieve.
 
-    sieve-export export MODEL --out DIR [--task auto|feature-extraction|text-classification] [--opset N]
+    sieve-export export MODEL --out DIR [--task auto|feature-extraction|text-classification|llm-reranker]
+                        [--opset N] [--instruction TEXT]
     sieve-export optimize DIR --out DIR [--level O1|O2|O3|O4] [--json]
     sieve-export fp16 DIR --out DIR
     sieve-export quantize DIR --out DIR --mode dynamic [--config avx2|avx512|avx512_vnni|arm64] [--per-channel]
@@ -33,7 +34,14 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("export", help="PyTorch checkpoint -> ONNX folder (optimum), checked against PyTorch")
     p.add_argument("model", help="a local model folder (or a Hugging Face Hub id, which needs network)")
     p.add_argument("--out", required=True, type=Path, help="output model folder")
-    p.add_argument("--task", default="auto", choices=["auto", "feature-extraction", "text-classification"])
+    p.add_argument("--task", default="auto",
+                   choices=["auto", "feature-extraction", "text-classification", "llm-reranker"],
+                   help="feature-extraction: an embedder; text-classification: a cross-encoder or classifier "
+                        "(*ForSequenceClassification); llm-reranker: a causal LM scoring yes/no under the "
+                        "Qwen3-Reranker prompt (*ForCausalLM); auto: from the folder")
+    p.add_argument("--instruction", default=None,
+                   help="llm-reranker: the task instruction of its prompt (default: the Qwen3-Reranker card's, "
+                        "'Given a web search query, retrieve relevant passages that answer the query')")
     p.add_argument("--opset", type=int, default=None, help="ONNX opset (default: optimum's for the model)")
     p.add_argument("--atol", type=float, default=1e-4, help="tolerance of the check against PyTorch")
     p.add_argument("--no-check", action="store_true", help="skip the comparison with PyTorch")
@@ -112,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
             from .export import export
 
             result = export(args.model, args.out, task=args.task, opset=args.opset, atol=args.atol,
-                            check=not args.no_check)
+                            check=not args.no_check, instruction=args.instruction)
             if args.json:
                 _print_json(result)
             else:

@@ -5,9 +5,15 @@ optimum-onnx), then checked against PyTorch.
 Task: feature extraction for embedders (a sentence-transformers folder, or any
 model without a classification head): the ONNX output is `last_hidden_state`
 [batch, sequence, hidden], which Sieve pools as the folder's 1_Pooling says;
-text classification for cross-encoders (config.json architectures
-`*ForSequenceClassification`): the output is `logits` [batch, labels]. Batch
-and sequence axes are dynamic.
+text classification for cross-encoders and classifiers (config.json
+architectures `*ForSequenceClassification`, single- or multi-label): the output
+is `logits` [batch, labels]; llm-reranker for a causal language model used as a
+reranker (the Qwen3-Reranker kind, `*ForCausalLM`; see llm_reranker.py): the
+output is `logits` [batch, 2], its "no" and "yes" logits, with llm_reranker.json
+beside it. Batch and sequence axes are dynamic. `auto` picks feature extraction
+for a sentence-transformers folder, text classification for
+`*ForSequenceClassification`, llm-reranker for `*ForCausalLM` without
+modules.json, else feature extraction.
 
 Encoder-decoder models used as embedders (T5, mT5, UMT5: sentence-T5, GTR)
 are exported as their encoder alone (transformers' *EncoderModel, with
@@ -31,7 +37,7 @@ import numpy as np
 
 from .model_folder import CROSS_ENCODER, EMBEDDER, ToolError, log, read_config, read_json, write_folder
 
-TASKS = ("auto", "feature-extraction", "text-classification")
+TASKS = ("auto", "feature-extraction", "text-classification", "llm-reranker")
 
 CHECK_TEXTS = [
     "A man is eating food.",
@@ -104,6 +110,10 @@ def resolve_task(folder: Path | None, task: str) -> str:
     archs = read_config(folder).get("architectures") or []
     if any(str(a).endswith("ForSequenceClassification") for a in archs):
         return "text-classification"
+    # Without a sentence-transformers pooling, a causal LM's token states have
+    # no defined embedding: the LLM rerankers (Qwen3-Reranker) are such folders.
+    if any(str(a).endswith("ForCausalLM") for a in archs):
+        return "llm-reranker"
     return "feature-extraction"
 
 
@@ -121,13 +131,21 @@ def _local_or_download(model: str) -> tuple[Path, bool]:
     return Path(snapshot_download(model, allow_patterns=_HUB_PATTERNS)), False
 
 
-def export(model: str, out: Path, *, task: str = "auto", opset: int | None = None, atol: float = 1e-4,
-           check: bool = True, texts: list[str] | None = None) -> dict:
+def _installed(module: str) -> bool:
+    import importlib.util
+
     try:
-        from optimum.exporters.onnx import main_export
-    except ImportError as exc:
+        return importlib.util.find_spec(module) is not None
+    except ImportError:  # a missing parent package
+        return False
+
+
+def export(model: str, out: Path, *, task: str = "auto", opset: int | None = None, atol: float = 1e-4,
+           check: bool = True, texts: list[str] | None = None, instruction: str | None = None) -> dict:
+    # Found, not imported: importing them takes seconds, which a refused folder need not wait.
+    if not all(map(_installed, ("torch", "transformers", "optimum.exporters.onnx"))):
         raise ToolError("`sieve-export export` needs torch, transformers and optimum-onnx: install "
-                        "`pip install 'sieve-tools[export]'` (scripts/setup_export_env.sh makes .venv-export)") from exc
+                        "`pip install 'sieve-tools[export]'` (scripts/setup_export_env.sh makes .venv-export)")
 
     src, local = _local_or_download(model)
     if not (src / "config.json").is_file():
@@ -135,10 +153,19 @@ def export(model: str, out: Path, *, task: str = "auto", opset: int | None = Non
     resolved = resolve_task(src, task)
     if resolved not in TASKS[1:]:
         raise ToolError(f"unknown task {task!r} (one of {', '.join(TASKS)})")
-    kind = CROSS_ENCODER if resolved == "text-classification" else EMBEDDER
+    if instruction is not None and resolved != "llm-reranker":
+        raise ToolError(f"--instruction is for --task llm-reranker (this export's task is {resolved})")
+    kind = EMBEDDER if resolved == "feature-extraction" else CROSS_ENCODER
     source = str(src) if local else model
-    log(f"exporting {model} ({kind}, task {resolved}) with optimum")
     report: dict = {"model": model, "task": resolved, "kind": kind, "output": str(out)}
+    if resolved == "llm-reranker":
+        from . import llm_reranker
+
+        return llm_reranker.export(src, source, out, opset=opset, atol=atol, check=check, instruction=instruction,
+                                   pairs=CHECK_PAIRS, report=report)
+    from optimum.exporters.onnx import main_export
+
+    log(f"exporting {model} ({kind}, task {resolved}) with optimum")
 
     encoder_class = encoder_only_class(src if local else None, kind)
 

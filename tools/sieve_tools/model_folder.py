@@ -79,11 +79,14 @@ def onnx_output_names(path: Path) -> list[str]:
 
 
 def detect_kind(folder: Path, onnx_file: Path | None = None) -> str:
-    """embedder or cross-encoder, as Sieve decides: a sentence-transformers
-    folder (modules.json) is an embedder; config.json architectures naming
-    *ForSequenceClassification a cross-encoder; else the ONNX outputs decide
-    (logits: cross-encoder)."""
+    """embedder or cross-encoder, as Sieve decides: a folder with
+    llm_reranker.json (a causal LM reranker) is a cross-encoder; a
+    sentence-transformers folder (modules.json) an embedder; config.json
+    architectures naming *ForSequenceClassification a cross-encoder; else the
+    ONNX outputs decide (logits: cross-encoder)."""
     folder = Path(folder)
+    if (folder / "llm_reranker.json").is_file():
+        return CROSS_ENCODER
     if (folder / "modules.json").is_file():
         return EMBEDDER
     archs = read_config(folder).get("architectures") or []

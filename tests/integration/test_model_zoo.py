@@ -167,6 +167,39 @@ def test_llm_reranker_matches_transformers(zoo, name):
     np.testing.assert_allclose(rerank_scores(zoo["root"] / "onnx" / name, zoo["made"]["pairs"]), want, atol=1e-4)
 
 
+def test_llm_reranker_and_classifier_are_served(zoo, texts, tmp_path):
+    """`sieve serve` scores with the LLM reranker on TEI's /rerank and
+    Cohere's /v1/rerank as with a cross-encoder, refuses /predict for it, and
+    classifies with /predict; one server for both models."""
+    from server_harness import Server, models_root
+
+    root = models_root(tmp_path, {"llm": zoo["root"] / "onnx" / "qwen3-reranker",
+                                  "sentiment": zoo["root"] / "onnx" / "bert-sentiment"})
+    server = Server(root)
+    try:
+        pairs = zoo["made"]["pairs"]
+        want = dict(zip(map(tuple, pairs), zoo["refs"]["qwen3-reranker"]))
+        query = pairs[0][0]
+        docs = [d for q, d in pairs if q == query]
+        status, _, body = server.post("/rerank", {"model": "llm", "query": query, "texts": docs})
+        assert status == 200, body
+        assert [r["score"] for r in body] == sorted((r["score"] for r in body), reverse=True)
+        for r in body:
+            assert abs(r["score"] - want[(query, docs[r["index"]])]) <= 1e-4
+        status, _, cohere = server.post("/v1/rerank", {"model": "llm", "query": query, "documents": docs, "top_n": 2})
+        assert status == 200 and [r["index"] for r in cohere["results"]] == [r["index"] for r in body[:2]]
+        status, _, refused = server.post("/predict", {"model": "llm", "inputs": "x"})
+        assert status == 422 and "LLM reranker" in refused["error"], refused
+        text = texts[1]
+        status, _, predicted = server.post("/predict", {"model": "sentiment", "inputs": text})
+        assert status == 200, predicted
+        cli = json.loads(run_sieve("classify", "--model", str(zoo["root"] / "onnx" / "bert-sentiment"), text).stdout)
+        assert [p["label"] for p in predicted] == [p["label"] for p in cli]
+        assert max(abs(p["score"] - c["score"]) for p, c in zip(predicted, cli)) <= 1e-5
+    finally:
+        assert server.stop() == 0, server.output()
+
+
 def test_llm_reranker_folder_describes_its_prompt(zoo):
     """The exported folder alone, run as its llm_reranker.json says (the prompt
     pieces tokenized apart, without special tokens; right padding; softmax of

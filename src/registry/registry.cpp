@@ -8,6 +8,7 @@
 #include <mutex>
 #include <optional>
 
+#include "model/llm_reranker.hpp"
 #include "model/model_folder.hpp"
 #include "model/model_kind.hpp"
 #include "sieve/error.hpp"
@@ -231,8 +232,12 @@ struct ModelRegistry::Impl {
 
     // As the loaders decide them, for a model not loaded yet.
     const auto& max_option = d.kind == ModelKind::kReranker ? options.reranker.max_length : options.embedder.max_length;
-    std::size_t max_length = max_option.value_or(
-        f.max_seq_length.value_or(f.model_max_length.value_or(f.max_position_embeddings.value_or(512))));
+    std::optional<std::size_t> card_length;  // an LLM reranker's recommended limit
+    if (d.kind == ModelKind::kReranker) {
+      if (const auto llm = model::read_llm_reranker(f.root)) card_length = llm->max_length;
+    }
+    std::size_t max_length = max_option.value_or(card_length.value_or(
+        f.max_seq_length.value_or(f.model_max_length.value_or(f.max_position_embeddings.value_or(512)))));
     if (f.max_position_embeddings) max_length = std::min(max_length, *f.max_position_embeddings);
     entry.max_length = max_length;
     const auto float_output = [&](auto predicate) -> const model::OnnxTensor* {

@@ -251,12 +251,7 @@ int run_embed(const EmbedArgs& args) {
       first_row = false;
     }
   };
-  if (!args.texts.empty()) {
-    std::vector<std::string> texts = args.texts;
-    consume(texts, 0);
-  } else {
-    for_each_line_chunk(std::cin, kLinesPerChunk, consume);
-  }
+  for_each_input_chunk(args.texts, consume);
   if (hold_all && rows > 0) {
     Embeddings held;
     held.rows = rows;
@@ -274,7 +269,7 @@ int run_embed(const EmbedArgs& args) {
       write_quantized_npy(stdout, precision, all_quantized, rows, cols);
     }
   }
-  if (std::fflush(stdout) != 0) throw Error(ErrorCode::kRuntime, "error writing standard output");
+  flush_stdout();
   return 0;
 }
 

@@ -27,6 +27,20 @@ void for_each_line_chunk(std::istream& in, std::size_t chunk,
   if (!lines.empty()) consume(lines, first);
 }
 
+void for_each_input_chunk(const std::vector<std::string>& arguments,
+                          const std::function<void(std::vector<std::string>&, std::size_t first_line)>& consume) {
+  if (arguments.empty()) {
+    for_each_line_chunk(std::cin, kLinesPerChunk, consume);
+    return;
+  }
+  std::vector<std::string> texts = arguments;
+  consume(texts, 0);
+}
+
+void flush_stdout() {
+  if (std::fflush(stdout) != 0) throw Error(ErrorCode::kRuntime, "error writing standard output");
+}
+
 void write_stdout(std::string_view data) {
   if (std::fwrite(data.data(), 1, data.size(), stdout) != data.size()) {
     throw Error(ErrorCode::kRuntime, "error writing standard output");

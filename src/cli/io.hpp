@@ -20,6 +20,12 @@ namespace sieve::cli {
 inline constexpr std::size_t kLinesPerChunk = 4096;
 void for_each_line_chunk(std::istream& in, std::size_t chunk,
                          const std::function<void(std::vector<std::string>&, std::size_t first_line)>& consume);
+// The texts given as arguments as one chunk, or without them the lines of
+// standard input in chunks of kLinesPerChunk.
+void for_each_input_chunk(const std::vector<std::string>& arguments,
+                          const std::function<void(std::vector<std::string>&, std::size_t first_line)>& consume);
+// Flushes standard output; a failure (a full disk, a closed pipe) is an Error.
+void flush_stdout();
 
 // JSON text helpers, shared with the server.
 using sieve::append_float;

@@ -66,7 +66,7 @@ int run_rerank(const RerankArgs& args) {
   }
   out += results.empty() ? "]}\n" : "\n]}\n";
   write_stdout(out);
-  if (std::fflush(stdout) != 0) throw Error(ErrorCode::kRuntime, "error writing standard output");
+  flush_stdout();
   return 0;
 }
 

@@ -221,13 +221,8 @@ int run_tokenize(const TokenizeArgs& args) {
     }
     write_stdout(out);
   };
-  if (!args.texts.empty()) {
-    std::vector<std::string> texts = args.texts;
-    consume(texts, 0);
-  } else {
-    for_each_line_chunk(std::cin, kLinesPerChunk, consume);
-  }
-  if (std::fflush(stdout) != 0) throw Error(ErrorCode::kRuntime, "error writing standard output");
+  for_each_input_chunk(args.texts, consume);
+  flush_stdout();
   return 0;
 }
 

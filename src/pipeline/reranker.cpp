@@ -438,11 +438,20 @@ std::vector<Encoding> Reranker::encode(std::string_view query, std::span<const s
   return encodings;
 }
 
+namespace {
+
+void refuse_llm_classification(bool llm) {
+  if (llm) {
+    throw Error(ErrorCode::kUnsupported, "an LLM reranker scores (query, document) pairs; it does not classify");
+  }
+}
+
+}  // namespace
+
 std::vector<Encoding> Reranker::encode_texts(std::span<const std::string_view> texts, bool truncate,
                                              std::size_t threads) const {
   const Impl& m = *impl_;
-  if (m.llm)
-    throw Error(ErrorCode::kUnsupported, "an LLM reranker scores (query, document) pairs; it does not classify");
+  refuse_llm_classification(m.llm.has_value());
   std::vector<Encoding> encodings = m.tokenizer.encode_each(texts, true, threads);
   finish_encodings(encodings, truncate,
                    "more than the model's maximum of " + std::to_string(m.info.max_length) + " tokens");
@@ -452,8 +461,7 @@ std::vector<Encoding> Reranker::encode_texts(std::span<const std::string_view> t
 std::vector<Encoding> Reranker::encode_pairs(std::span<const TextPair> pairs, bool truncate,
                                              std::size_t threads) const {
   const Impl& m = *impl_;
-  if (m.llm)
-    throw Error(ErrorCode::kUnsupported, "an LLM reranker scores (query, document) pairs; it does not classify");
+  refuse_llm_classification(m.llm.has_value());
   std::vector<Encoding> encodings = m.tokenizer.encode_pair_each(pairs, true, threads);
   finish_encodings(encodings, truncate,
                    "the pair has more than the model's maximum of " + std::to_string(m.info.max_length) + " tokens");

@@ -63,6 +63,18 @@ TEST(FuzzRegressions, DeeplyNestedSequenceIsAnError) {
   EXPECT_EQ(error.rfind("fuzz.json: ", 0), 0u) << error.substr(0, 200);
 }
 
+// A WordPiece id near 2^32 made Sieve allocate an id -> token array of
+// that length (tens of GiB); Hugging Face accepts any 32-bit id, and so must
+// a loader that allocates only what the vocabulary holds.
+TEST(FuzzRegressions, HugeWordPieceIdAllocatesNoArrayOfThatLength) {
+  auto tokenizer = Tokenizer::from_json(R"({
+    "model": {"type": "WordPiece", "unk_token": "[UNK]", "vocab": {"[UNK]": 0, "a": 4000000000}}
+  })");
+  EXPECT_EQ(tokenizer.encode("a", false).ids, (std::vector<std::uint32_t>{4000000000U}));
+  EXPECT_EQ(tokenizer.id_to_token(4000000000U), "a");
+  EXPECT_EQ(tokenizer.id_to_token(3999999999U), "");
+}
+
 // With InvalidUtf8::kReplace the offsets must still be into the text the
 // caller passed (include/sieve/tokenizer.hpp), not into the copy where each
 // bad byte became the 3-byte U+FFFD.

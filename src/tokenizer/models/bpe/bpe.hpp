@@ -11,7 +11,7 @@
 #include "tokenizer/core/json_view.hpp"
 #include "tokenizer/models/bpe/flat_u64_map.hpp"
 #include "tokenizer/models/bpe/word_cache.hpp"
-#include "tokenizer/models/wordlevel/vocab_json.hpp"
+#include "tokenizer/models/vocab.hpp"
 
 namespace sieve::tokenizer {
 

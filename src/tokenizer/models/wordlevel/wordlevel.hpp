@@ -5,7 +5,7 @@
 
 #include "tokenizer/core/components.hpp"
 #include "tokenizer/core/json_view.hpp"
-#include "tokenizer/models/wordlevel/vocab_json.hpp"
+#include "tokenizer/models/vocab.hpp"
 
 namespace sieve::tokenizer {
 

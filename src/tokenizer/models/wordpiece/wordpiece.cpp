@@ -7,14 +7,11 @@
 namespace sieve::tokenizer {
 
 WordPiece::WordPiece(Vocab vocab, Options options) : vocab_(std::move(vocab)), options_(std::move(options)) {
-  std::uint32_t max_id = 0;
-  for (const auto& [token, id] : vocab_) max_id = std::max(max_id, id);
-  id_to_token_.resize(vocab_.empty() ? 0 : static_cast<std::size_t>(max_id) + 1);
+  id_to_token_ = IdToToken(vocab_);
   const std::string& prefix = options_.continuing_subword_prefix;
   std::vector<std::pair<std::string_view, std::uint32_t>> starts;
   std::vector<std::pair<std::string_view, std::uint32_t>> continuations;
   for (const auto& [token, id] : vocab_) {
-    id_to_token_[id] = token;
     starts.emplace_back(token, id);
     if (token.size() > prefix.size() && token.compare(0, prefix.size(), prefix) == 0) {
       continuations.emplace_back(std::string_view(token).substr(prefix.size()), id);
@@ -30,19 +27,7 @@ std::unique_ptr<Model> WordPiece::from_json(const JsonView& node) {
   options.unk_token = node.get_string("unk_token", "[UNK]");
   options.continuing_subword_prefix = node.get_string("continuing_subword_prefix", "##");
   options.max_input_chars_per_word = node.get_uint("max_input_chars_per_word", 100);
-  const JsonView vocab_node = node.at("vocab");
-  vocab_node.expect_object();
-  Vocab vocab;
-  vocab.reserve(vocab_node.raw().size());
-  for (const auto& [token, id] : vocab_node.raw().items()) {
-    if (!id.is_number_unsigned() && !(id.is_number_integer() && id.get<std::int64_t>() >= 0)) {
-      vocab_node.at(token).fail("expected a non-negative integer id");
-    }
-    const auto value = id.get<std::uint64_t>();
-    if (value > UINT32_MAX) vocab_node.at(token).fail("id out of range");
-    vocab.emplace(token, static_cast<std::uint32_t>(value));
-  }
-  return std::make_unique<WordPiece>(std::move(vocab), std::move(options));
+  return std::make_unique<WordPiece>(read_vocab_object(node.at("vocab")), std::move(options));
 }
 
 void WordPiece::push_unknown(std::string_view piece, std::vector<Token>& out) const {
@@ -82,11 +67,6 @@ std::optional<std::uint32_t> WordPiece::token_to_id(std::string_view token) cons
   const auto it = vocab_.find(token);
   if (it == vocab_.end()) return std::nullopt;
   return it->second;
-}
-
-std::string_view WordPiece::id_to_token(std::uint32_t id) const {
-  if (id >= id_to_token_.size()) return {};
-  return id_to_token_[id];
 }
 
 }  // namespace sieve::tokenizer

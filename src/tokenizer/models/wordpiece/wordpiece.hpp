@@ -3,20 +3,14 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "tokenizer/core/byte_trie.hpp"
 #include "tokenizer/core/components.hpp"
 #include "tokenizer/core/json_view.hpp"
+#include "tokenizer/models/vocab.hpp"
 
 namespace sieve::tokenizer {
-
-struct StringHash {
-  using is_transparent = void;
-  std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
-};
-using Vocab = std::unordered_map<std::string, std::uint32_t, StringHash, std::equal_to<>>;
 
 // Greedy longest-match-first WordPiece, as BERT and Hugging Face do it: a
 // word that cannot be covered entirely by vocabulary pieces becomes one
@@ -36,14 +30,14 @@ class WordPiece final : public Model {
 
   void tokenize(std::string_view piece, std::vector<Token>& out) const override;
   [[nodiscard]] std::optional<std::uint32_t> token_to_id(std::string_view token) const override;
-  [[nodiscard]] std::string_view id_to_token(std::uint32_t id) const override;
+  [[nodiscard]] std::string_view id_to_token(std::uint32_t id) const override { return id_to_token_(id); }
   [[nodiscard]] std::size_t vocab_size() const override { return vocab_.size(); }
 
  private:
   void push_unknown(std::string_view piece, std::vector<Token>& out) const;
 
   Vocab vocab_;
-  std::vector<std::string> id_to_token_;
+  IdToToken id_to_token_;
   Options options_;
   ByteTrie starts_;
   ByteTrie continuations_;

@@ -1,16 +1,23 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "tokenizer/core/json_view.hpp"
-#include "tokenizer/models/wordpiece/wordpiece.hpp"
 
-// Reading and inverting the {"token": id, ...} vocabularies of BPE and
-// WordLevel models.
+// Reading and inverting the {"token": id, ...} vocabularies of the BPE,
+// WordPiece and WordLevel models.
 namespace sieve::tokenizer {
+
+struct StringHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+};
+using Vocab = std::unordered_map<std::string, std::uint32_t, StringHash, std::equal_to<>>;
 
 // The token -> id object; each id must fit in 32 bits, as in Hugging Face.
 Vocab read_vocab_object(const JsonView& node);

@@ -1,4 +1,4 @@
-#include "tokenizer/models/wordlevel/vocab_json.hpp"
+#include "tokenizer/models/vocab.hpp"
 
 #include <algorithm>
 

@@ -27,8 +27,8 @@
  * - Thread safety: a sieve_model, a sieve_registry and a sieve_index may be
  *   used from many threads at once (embedding, scoring, tokenizing and
  *   searching are const); a model must not be destroyed while another thread
- *   uses it. A sieve_status, an encoding, a model list and search results
- *   belong to one thread at a time.
+ *   uses it. A sieve_status, an encoding, a model list, sparse embeddings and
+ *   search results belong to one thread at a time.
  */
 #ifndef SIEVE_H_
 #define SIEVE_H_
@@ -73,7 +73,7 @@ typedef enum sieve_status_code {
   SIEVE_PARSE = 4,            /* a file exists but its content is malformed */
   SIEVE_UNSUPPORTED = 5,      /* well-formed, but uses something Sieve does not implement */
   SIEVE_RUNTIME = 6,          /* ONNX Runtime or the operating system failed */
-  SIEVE_WRONG_KIND = 7,       /* an embedding call on a reranker, or the reverse */
+  SIEVE_WRONG_KIND = 7,       /* a call the model's kind does not answer (embedding on a reranker, ...) */
   SIEVE_BUFFER_TOO_SMALL = 8, /* a caller-provided buffer cannot hold the result */
   SIEVE_OUT_OF_MEMORY = 9,
   SIEVE_INTERNAL = 10 /* a bug in Sieve */
@@ -98,7 +98,10 @@ typedef struct sieve_text {
 typedef enum sieve_model_kind {
   SIEVE_KIND_AUTO = 0, /* options only: detected from the model folder */
   SIEVE_KIND_EMBEDDING = 1,
-  SIEVE_KIND_RERANKER = 2
+  SIEVE_KIND_RERANKER = 2,
+  /* A learned sparse (SPLADE) embedding model: a weight per vocabulary entry,
+     most of them zero (sieve_embed_sparse). */
+  SIEVE_KIND_SPARSE = 3
 } sieve_model_kind;
 
 /* Tri-state for options whose default comes from the model folder. */
@@ -106,6 +109,8 @@ typedef enum sieve_model_kind {
 
 /* ---- Models ------------------------------------------------------------------ */
 
+/* Of the options marked "embedding only", a sparse model refuses pooling,
+   dimensions and normalize 1 (SIEVE_INVALID_ARGUMENT). */
 typedef struct sieve_model_options {
   size_t struct_size;
   sieve_model_kind kind;    /* SIEVE_KIND_AUTO; another kind than the folder holds is SIEVE_WRONG_KIND */
@@ -142,12 +147,14 @@ typedef struct sieve_model_info {
   size_t struct_size; /* set by the caller: sizeof(sieve_model_info) */
   sieve_model_kind kind;
   /* Embedding: the length of the vectors sieve_embed writes. Reranker: the
-     number of labels (logits per pair). */
+     number of labels (logits per pair). Sparse: the vocabulary size (every
+     token id of its sparse vectors is below it). */
   size_t dimension;
   size_t max_length;
-  int32_t normalize; /* embedding: 1 when vectors are L2-normalized */
+  int32_t normalize; /* embedding: 1 when vectors are L2-normalized; sparse: 0 */
   /* NUL-terminated, owned by the model, valid until it is destroyed. */
-  const char* pooling;   /* embedding: "mean", ..., or "model" when the model pools; reranker: "" */
+  const char* pooling;   /* embedding: "mean", ..., or "model" when the model pools; sparse: "splade max" or
+                            "splade sum" ("model" when the graph pools); reranker: "" */
   const char* providers; /* providers the session really uses, comma-separated: "cuda,cpu" */
   const char* folder;
   const char* onnx_file;
@@ -157,14 +164,54 @@ SIEVE_API sieve_status* sieve_model_get_info(const sieve_model* model, sieve_mod
 
 /* ---- Embedding --------------------------------------------------------------- */
 
-/* The number of floats sieve_embed writes for `count` texts (count * dimension). */
+/* The number of floats sieve_embed writes for `count` texts (count * dimension).
+   A sparse model is SIEVE_WRONG_KIND (its vectors vary in size: sieve_embed_sparse). */
 SIEVE_API sieve_status* sieve_embed_size(const sieve_model* model, size_t count, size_t* out_floats);
 
 /* Embeds `count` texts into `out`, row-major, one row of info.dimension
    floats per text, in input order. out_capacity is in floats; when it is too
-   small, SIEVE_BUFFER_TOO_SMALL and nothing is written. count 0 is allowed. */
+   small, SIEVE_BUFFER_TOO_SMALL and nothing is written. count 0 is allowed.
+   A reranker or a sparse model is SIEVE_WRONG_KIND. */
 SIEVE_API sieve_status* sieve_embed(const sieve_model* model, const sieve_text* texts, size_t count, float* out,
                                     size_t out_capacity);
+
+/* ---- Sparse embedding -------------------------------------------------------- */
+
+/* Pruning of sparse vectors. */
+typedef struct sieve_sparse_options {
+  size_t struct_size;
+  /* Keep the top_k largest weights (of equal weights, the smaller token id);
+     0: all. */
+  size_t top_k;
+  /* Drop weights at or below it (0 or more, not NaN, else
+     SIEVE_INVALID_ARGUMENT); 0: keep every non-zero weight. */
+  float min_weight;
+} sieve_sparse_options;
+
+/* As sieve_model_options_init: pass sizeof(sieve_sparse_options). */
+SIEVE_API void sieve_sparse_options_init(sieve_sparse_options* options, size_t struct_size);
+
+/* The sparse vectors of a batch of texts, one per text in input order. */
+typedef struct sieve_sparse_embeddings sieve_sparse_embeddings;
+
+/* Embeds `count` texts with a sparse (SPLADE) model: per text, its non-zero
+   weights by ascending token id, pruned by `options` (NULL: the defaults,
+   every non-zero weight). *out is a new list, freed with
+   sieve_sparse_embeddings_destroy. count 0 is allowed (texts may then be
+   NULL) and gives an empty list. A dense embedding model (sieve_embed) or a
+   reranker is SIEVE_WRONG_KIND; invalid UTF-8 is SIEVE_INVALID_INPUT with the
+   text's index. */
+SIEVE_API sieve_status* sieve_embed_sparse(const sieve_model* model, const sieve_text* texts, size_t count,
+                                           const sieve_sparse_options* options, sieve_sparse_embeddings** out);
+/* Number of vectors (the count of texts); 0 for NULL. */
+SIEVE_API size_t sieve_sparse_embeddings_count(const sieve_sparse_embeddings* embeddings);
+/* The vector of text `index` < count: *size entries, token ids strictly
+   ascending with their weights (each above 0 and min_weight). The arrays are
+   owned by the list and valid until it is destroyed; both NULL when *size is
+   0 (a text whose every weight was pruned). */
+SIEVE_API sieve_status* sieve_sparse_embeddings_get(const sieve_sparse_embeddings* embeddings, size_t index,
+                                                    const uint32_t** ids, const float** weights, size_t* size);
+SIEVE_API void sieve_sparse_embeddings_destroy(sieve_sparse_embeddings* embeddings);
 
 /* ---- Reranking --------------------------------------------------------------- */
 
@@ -280,7 +327,7 @@ typedef struct sieve_registry_entry {
   /* NUL-terminated strings owned by the list, valid until it is destroyed. */
   const char* name;
   sieve_model_kind kind;
-  size_t dimension;
+  size_t dimension; /* as sieve_model_info's */
   size_t max_length;
   int32_t loaded;
   const char* providers; /* comma-separated */
@@ -336,7 +383,8 @@ SIEVE_API void sieve_search_options_init(sieve_search_options* options, size_t s
 typedef struct sieve_search_results sieve_search_results;
 
 /* Searches the index for `query`. embedder: the index's embedding model (an
-   embedding sieve_model of the same ONNX file, else SIEVE_INVALID_ARGUMENT),
+   embedding sieve_model of the same ONNX file, else SIEVE_INVALID_ARGUMENT;
+   a reranker or a sparse model is SIEVE_WRONG_KIND),
    or NULL for the model folder the index records, loaded with default options
    on the first search that needs it and kept with the index; BM25 searches use
    none. reranker: a cross-encoder sieve_model that rescores the best

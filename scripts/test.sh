@@ -236,6 +236,8 @@ else
   train_args=()
 fi
 .venv-export/bin/python tools/train_cross_encoder.py --out "$SIEVE_FIXTURES_DIR" --cache "$cache/fixtures" "${train_args[@]}"
+# A real sparse (SPLADE) model exported with sieve-export, and its sentence-transformers reference.
+.venv-export/bin/python tools/make_splade_fixture.py --out "$SIEVE_FIXTURES_DIR" --cache "$cache/fixtures"
 
 stage "unit tests"
 ctest --test-dir build --output-on-failure -j2

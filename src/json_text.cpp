@@ -41,4 +41,22 @@ void append_json_string(std::string& out, std::string_view text) {
   out.push_back('"');
 }
 
+void append_sparse_json(std::string& out, std::span<const std::uint32_t> ids, std::span<const float> weights,
+                        const std::function<std::string_view(std::uint32_t)>& token) {
+  out.push_back('[');
+  for (std::size_t i = 0; i < ids.size() && i < weights.size(); ++i) {
+    if (i) out.push_back(',');
+    out += "{\"index\":";
+    out += std::to_string(ids[i]);
+    out += ",\"value\":";
+    append_float(out, weights[i]);
+    if (token) {
+      out += ",\"token\":";
+      append_json_string(out, token(ids[i]));
+    }
+    out.push_back('}');
+  }
+  out.push_back(']');
+}
+
 }  // namespace sieve

@@ -21,8 +21,8 @@ type Embedder struct {
 
 // NewEmbedder loads the embedding model in the folder path (model.onnx or
 // onnx/model.onnx, tokenizer.json, and the sentence-transformers files). A
-// folder that holds a cross-encoder gives an error matching ErrWrongKind; a
-// missing one, ErrNotFound.
+// folder that holds a cross-encoder or a sparse model (NewSparseEmbedder)
+// gives an error matching ErrWrongKind; a missing one, ErrNotFound.
 func NewEmbedder(path string, opts ...Option) (*Embedder, error) {
 	m, err := loadModel(path, KindEmbedding, opts)
 	if err != nil {

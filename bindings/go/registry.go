@@ -52,7 +52,7 @@ func WithModelOptions(opts ...Option) RegistryOption {
 type RegistryEntry struct {
 	Name      string // the path below the root, to pass to Embedder or Reranker
 	Kind      Kind
-	Dimension int // embedding: the vector length; reranker: the number of labels
+	Dimension int // embedding: the vector length; reranker: the number of labels; sparse: the vocabulary size
 	MaxLength int
 	Loaded    bool
 	Providers []string // of a loaded model
@@ -101,7 +101,8 @@ func destroyRegistry(p *C.sieve_registry) { C.sieve_registry_destroy(p) }
 
 // Embedder returns the embedding model name, loading it if needed. Names
 // that do not exist under the root, or lead out of it (".." or absolute
-// paths), give an error matching ErrNotFound; a cross-encoder, ErrWrongKind.
+// paths), give an error matching ErrNotFound; a cross-encoder or a sparse
+// model, ErrWrongKind.
 // The Embedder is independent of the Registry: close it on its own; it stays
 // usable after the Registry is closed.
 func (r *Registry) Embedder(name string) (*Embedder, error) {
@@ -110,6 +111,16 @@ func (r *Registry) Embedder(name string) (*Embedder, error) {
 		return nil, err
 	}
 	return &Embedder{m: m}, nil
+}
+
+// SparseEmbedder returns the sparse (SPLADE) model name, loading it if
+// needed; see Embedder.
+func (r *Registry) SparseEmbedder(name string) (*SparseEmbedder, error) {
+	m, err := r.get(name, KindSparse)
+	if err != nil {
+		return nil, err
+	}
+	return &SparseEmbedder{m: m}, nil
 }
 
 // Reranker returns the cross-encoder name, loading it if needed; see
@@ -173,8 +184,9 @@ func (r *Registry) List() ([]RegistryEntry, error) {
 	return out, nil
 }
 
-// Close releases the registry and its share of the loaded models; Embedders
-// and Rerankers it handed out stay usable until closed themselves. It waits
+// Close releases the registry and its share of the loaded models; the
+// Embedders, SparseEmbedders and Rerankers it handed out stay usable until
+// closed themselves. It waits
 // for calls in flight; later calls return an error wrapping ErrClosed.
 // Closing again does nothing.
 func (r *Registry) Close() error {

@@ -1,11 +1,15 @@
 // Package sieve is the Go binding of Sieve, a local inference engine for text
 // embeddings and cross-encoder reranking on ONNX Runtime.
 //
+// Each kind of model has its handle: Embedder (dense vectors, Embed),
+// SparseEmbedder (learned sparse SPLADE vectors, EmbedSparse) and Reranker
+// (cross-encoder scores, Rerank and Classify).
+//
 // It wraps the C ABI (sieve.h, libsieve) through cgo and finds the library
 // with pkg-config: set PKG_CONFIG_PATH to <prefix>/lib/pkgconfig of an
 // installed Sieve.
 //
-// Every handle (Embedder, Reranker, Tokenizer, Registry, Index) may be used from
+// Every handle (Embedder, SparseEmbedder, Reranker, Tokenizer, Registry, Index) may be used from
 // many goroutines at once. Close releases it; Close is idempotent, waits for
 // calls in flight, and any call after it returns ErrClosed. A handle that is
 // never closed is released by the garbage collector, but only eventually:
@@ -63,12 +67,14 @@ var abiCheck = sync.OnceValue(func() error {
 	return nil
 })
 
-// Kind says whether a model embeds texts or scores (query, document) pairs.
+// Kind says whether a model embeds texts (as dense or sparse vectors) or
+// scores (query, document) pairs.
 type Kind int
 
 const (
-	KindEmbedding Kind = C.SIEVE_KIND_EMBEDDING
-	KindReranker  Kind = C.SIEVE_KIND_RERANKER
+	KindEmbedding Kind = C.SIEVE_KIND_EMBEDDING // dense vectors: Embedder
+	KindReranker  Kind = C.SIEVE_KIND_RERANKER  // a cross-encoder: Reranker
+	KindSparse    Kind = C.SIEVE_KIND_SPARSE    // learned sparse (SPLADE) vectors: SparseEmbedder
 )
 
 func (k Kind) String() string {
@@ -77,28 +83,46 @@ func (k Kind) String() string {
 		return "embedding"
 	case KindReranker:
 		return "reranker"
+	case KindSparse:
+		return "sparse"
 	}
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
 
 func (k Kind) noun() string {
-	if k == KindReranker {
+	switch k {
+	case KindReranker:
 		return "a reranker (cross-encoder)"
+	case KindSparse:
+		return "a sparse (SPLADE) embedding model"
 	}
-	return "an embedding model"
+	return "a dense embedding model"
+}
+
+// handleName is the Go type that opens a model of kind k.
+func (k Kind) handleName() string {
+	switch k {
+	case KindReranker:
+		return "Reranker"
+	case KindSparse:
+		return "SparseEmbedder"
+	}
+	return "Embedder"
 }
 
 // ModelInfo describes a loaded model.
 type ModelInfo struct {
 	Kind Kind
 	// Embedding: the length of the vectors. Reranker: the number of labels.
+	// Sparse: the vocabulary size (every index of its vectors is below it).
 	Dimension int
 	// The most tokens of one input (or query-document pair).
 	MaxLength int
-	// Embedding: whether vectors are L2-normalized.
+	// Embedding: whether vectors are L2-normalized (never for sparse ones).
 	Normalize bool
 	// Embedding: "mean", "cls", "max", "mean_sqrt_len", "lasttoken", or
-	// "model" when the ONNX graph pools itself. Reranker: "".
+	// "model" when the ONNX graph pools itself. Sparse: "splade max" or
+	// "splade sum" ("model" when the graph pools). Reranker: "".
 	Pooling string
 	// The execution providers the session really uses, in priority order
 	// ("cuda", "cpu").
@@ -136,7 +160,8 @@ func loadModel(path string, kind Kind, opts []Option) (*model, error) {
 	return newModel(ptr, kind)
 }
 
-// model is the state shared by an Embedder or Reranker and its Tokenizer.
+// model is the state shared by an Embedder, SparseEmbedder or Reranker and
+// its Tokenizer.
 type model struct {
 	h    *handle[*C.sieve_model]
 	info ModelInfo
@@ -148,8 +173,9 @@ func newModel(ptr *C.sieve_model, kind Kind) (*model, error) {
 	info, err := modelInfo(ptr)
 	if err == nil && info.Kind != kind {
 		err = &Error{
-			Code:       CodeWrongKind,
-			Message:    fmt.Sprintf("%s holds %s, not %s", info.Folder, info.Kind.noun(), kind.noun()),
+			Code: CodeWrongKind,
+			Message: fmt.Sprintf("%s holds %s, not %s: open it as a %s", info.Folder, info.Kind.noun(), kind.noun(),
+				info.Kind.handleName()),
 			InputIndex: -1,
 		}
 	}
@@ -157,11 +183,7 @@ func newModel(ptr *C.sieve_model, kind Kind) (*model, error) {
 		C.sieve_model_destroy(ptr)
 		return nil, err
 	}
-	what := "Embedder"
-	if kind == KindReranker {
-		what = "Reranker"
-	}
-	return &model{h: newHandle(ptr, destroyModel, what+" "+info.Folder), info: info}, nil
+	return &model{h: newHandle(ptr, destroyModel, kind.handleName()+" "+info.Folder), info: info}, nil
 }
 
 func destroyModel(p *C.sieve_model) { C.sieve_model_destroy(p) }

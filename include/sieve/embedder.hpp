@@ -20,6 +20,31 @@ enum class Pooling { kMean, kCls, kMax, kMeanSqrtLen, kLastToken, kWeightedMean 
 const char* to_string(Pooling pooling) noexcept;
 Pooling parse_pooling(std::string_view name);
 
+// How a sparse (SPLADE) model turns masked-language-model logits into one
+// weight per vocabulary entry, as sentence-transformers' SpladePooling:
+// log1p(relu(logit)) (log1p twice with double_log, its "log1p_relu"),
+// pooled over the real tokens by max, or by sum.
+struct SparsePooling {
+  bool sum = false;
+  bool double_log = false;
+};
+
+// What a model gives for one input: a dense vector, or a learned sparse one
+// with a weight per vocabulary entry (SPLADE).
+enum class OutputKind { kDense, kSparse };
+
+// A learned sparse vector: its non-zero weights, by ascending token id.
+struct SparseVector {
+  std::vector<std::uint32_t> ids;
+  std::vector<float> weights;
+};
+
+// Pruning of sparse vectors.
+struct SparseOptions {
+  std::size_t top_k = 0;  // keep the k largest weights (ties: the smaller id); 0: all
+  float min_weight = 0;   // drop weights at or below it; 0 keeps every non-zero one
+};
+
 struct EmbedderOptions {
   RuntimeOptions runtime;
   // Unset: taken from the model folder's sentence-transformers files.
@@ -51,7 +76,11 @@ struct ModelInfo {
   std::filesystem::path onnx_file;
   std::vector<TensorInfo> inputs;
   std::vector<TensorInfo> outputs;
-  std::string output;                // the output Sieve reads
+  std::string output;  // the output Sieve reads
+  // kSparse: a SPLADE model; dimension is its vocabulary size, and Sieve
+  // pools (when the graph does not) by sparse_pooling.
+  OutputKind output_kind = OutputKind::kDense;
+  SparsePooling sparse_pooling;
   bool pooled_by_model = false;      // the output is already one vector per input
   Pooling pooling = Pooling::kMean;  // meaningful when not pooled_by_model: the first of pooling_modes
   // Every mode of the model's Pooling module, in order: their vectors are
@@ -75,7 +104,8 @@ struct ModelInfo {
   std::size_t prompt_length = 0;  // its tokens left out of pooling (include_prompt false), else 0
 };
 
-// "model" when the model pools, else its modes joined by '+' ("cls+mean").
+// "model" when the model pools, else its modes joined by '+' ("cls+mean"),
+// or a sparse model's "splade max" / "splade sum".
 std::string pooling_name(const ModelInfo& info);
 
 // Row-major float32 vectors, one row per input, in input order.
@@ -130,6 +160,11 @@ class Embedder {
 
   [[nodiscard]] Embeddings embed(std::span<const std::string_view> texts, EmbedTimings* timings = nullptr) const;
   [[nodiscard]] Embeddings embed(const std::vector<std::string>& texts, EmbedTimings* timings = nullptr) const;
+  // A sparse model's vectors, one per input in input order (embed() refuses
+  // a sparse model, and embed_sparse() a dense one).
+  [[nodiscard]] std::vector<SparseVector> embed_sparse(std::span<const std::string_view> texts,
+                                                       const SparseOptions& options = {},
+                                                       EmbedTimings* timings = nullptr) const;
   // embed() in two halves, for callers that batch inputs of many requests
   // together (the server's scheduler): encode() tokenizes, run_batch() runs
   // one batch and pools, finish() truncates and normalizes one vector.
@@ -142,6 +177,8 @@ class Embedder {
   // The first `dimensions` values of a pooled vector into `out`, L2-normalized
   // when `normalize` (sentence-transformers truncates, then normalizes).
   static void finish(std::span<const float> pooled, std::size_t dimensions, bool normalize, float* out);
+  // A sparse model's pooled row (run_batch()) as a SparseVector, pruned by `options`.
+  static SparseVector sparsify(std::span<const float> pooled, const SparseOptions& options);
 
   [[nodiscard]] const ModelInfo& info() const noexcept;
   [[nodiscard]] const Tokenizer& tokenizer() const noexcept;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -28,5 +30,11 @@ void append_json_array(std::string& out, std::span<const T> values) {
   }
   out.push_back(']');
 }
+
+// A sparse vector as Text Embeddings Inference's /embed_sparse writes one:
+// [{"index":id,"value":weight},...]; with `token`, each entry also has
+// "token", the id's vocabulary string.
+void append_sparse_json(std::string& out, std::span<const std::uint32_t> ids, std::span<const float> weights,
+                        const std::function<std::string_view(std::uint32_t)>& token = {});
 
 }  // namespace sieve

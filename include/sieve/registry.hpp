@@ -19,6 +19,7 @@ enum class ModelKind {
   kEmbedding,        // token states (rank 3), pooled by Sieve
   kPooledEmbedding,  // one vector per input (rank 2, e.g. "sentence_embedding")
   kReranker,         // a cross-encoder: *ForSequenceClassification, logits per pair
+  kSparseEmbedding,  // a learned sparse (SPLADE) model: one weight per vocabulary entry
 };
 const char* to_string(ModelKind kind) noexcept;
 

@@ -45,6 +45,10 @@ class EmbeddingService {
   // dropped.
   [[nodiscard]] Embeddings embed(std::vector<EncodedText> inputs, std::size_t dimensions, bool normalize,
                                  ServiceClock::time_point deadline, const std::function<bool()>& abandoned = {});
+  // A sparse model's vectors, as embed() queues and waits for them.
+  [[nodiscard]] std::vector<SparseVector> embed_sparse(std::vector<EncodedText> inputs, const SparseOptions& options,
+                                                       ServiceClock::time_point deadline,
+                                                       const std::function<bool()>& abandoned = {});
 
   [[nodiscard]] const Embedder& embedder() const noexcept { return *embedder_; }
   [[nodiscard]] std::size_t queued() const { return scheduler_.queued(); }

@@ -20,8 +20,9 @@ struct sieve_tokenizer {
   const sieve::Tokenizer* tokenizer = nullptr;
 };
 
-// One loaded model of either kind. The shared_ptrs let a handle from a
-// registry outlive the registry and the model's eviction.
+// One loaded model of any kind (a sparse model is an Embedder whose output is
+// sparse). The shared_ptrs let a handle from a registry outlive the registry
+// and the model's eviction.
 struct sieve_model {
   sieve_model_kind kind = SIEVE_KIND_EMBEDDING;
   std::shared_ptr<const sieve::Embedder> embedder;
@@ -32,6 +33,10 @@ struct sieve_model {
   std::string providers;
   std::string folder;
   std::string onnx_file;
+};
+
+struct sieve_sparse_embeddings {
+  std::vector<sieve::SparseVector> vectors;
 };
 
 struct sieve_encoding {
@@ -72,7 +77,11 @@ namespace sieve::capi {
 
 std::string join_comma(const std::vector<std::string>& values);
 
-// A handle for an embedder or a reranker (exactly one of them non-null).
+// The C ABI's kind of a model folder's kind (a pooled embedding is an embedding).
+sieve_model_kind to_kind(ModelKind kind);
+
+// A handle for an embedder (dense or sparse) or a reranker (exactly one of
+// them non-null).
 std::unique_ptr<sieve_model> make_model(std::shared_ptr<const Embedder> embedder,
                                         std::shared_ptr<const Reranker> reranker);
 

@@ -15,11 +15,32 @@ const sieve_model& model_of(const sieve_model* model, const char* function) {
   return *require_not_null(model, function, "model is NULL");
 }
 
+// The dense embedder of sieve_embed and sieve_embed_size.
 const Embedder& embedder_of(const sieve_model* model, const char* function) {
   const sieve_model& m = model_of(model, function);
+  if (m.kind == SIEVE_KIND_SPARSE) {
+    throw CapiError(SIEVE_WRONG_KIND, std::string(function) + ": " + m.folder +
+                                          " is a sparse (SPLADE) embedding model: its vectors come from "
+                                          "sieve_embed_sparse");
+  }
   if (!m.embedder) {
     throw CapiError(SIEVE_WRONG_KIND,
                     std::string(function) + ": " + m.folder + " is a reranker, not an embedding model");
+  }
+  return *m.embedder;
+}
+
+// The sparse embedder of sieve_embed_sparse.
+const Embedder& sparse_embedder_of(const sieve_model* model, const char* function) {
+  const sieve_model& m = model_of(model, function);
+  if (m.kind == SIEVE_KIND_EMBEDDING) {
+    throw CapiError(SIEVE_WRONG_KIND, std::string(function) + ": " + m.folder +
+                                          " is a dense embedding model, not a sparse (SPLADE) one: its vectors "
+                                          "come from sieve_embed");
+  }
+  if (m.kind != SIEVE_KIND_SPARSE || !m.embedder) {
+    throw CapiError(SIEVE_WRONG_KIND,
+                    std::string(function) + ": " + m.folder + " is a reranker, not a sparse (SPLADE) embedding model");
   }
   return *m.embedder;
 }
@@ -28,9 +49,40 @@ const Reranker& reranker_of(const sieve_model* model, const char* function) {
   const sieve_model& m = model_of(model, function);
   if (!m.reranker) {
     throw CapiError(SIEVE_WRONG_KIND,
-                    std::string(function) + ": " + m.folder + " is an embedding model, not a reranker");
+                    std::string(function) + ": " + m.folder + " is " +
+                        (m.kind == SIEVE_KIND_SPARSE ? "a sparse (SPLADE) embedding model" : "an embedding model") +
+                        ", not a reranker");
   }
   return *m.reranker;
+}
+
+// What a kind is called in messages.
+const char* kind_noun(sieve_model_kind kind) {
+  switch (kind) {
+    case SIEVE_KIND_RERANKER: return "a reranker";
+    case SIEVE_KIND_SPARSE: return "a sparse (SPLADE) embedding model";
+    case SIEVE_KIND_AUTO:
+    case SIEVE_KIND_EMBEDDING: break;
+  }
+  return "a dense embedding model";
+}
+
+// The caller's sparse options (NULL: defaults), checked.
+SparseOptions sparse_options(const sieve_sparse_options* options, const char* function) {
+  sieve_sparse_options opts;
+  sieve_sparse_options_init(&opts, sizeof opts);
+  if (options != nullptr) {
+    read_versioned(options, options->struct_size, &opts, sizeof opts, function, "sieve_sparse_options");
+  }
+  // NaN fails this comparison too.
+  if (!(opts.min_weight >= 0.0F)) {
+    throw CapiError(SIEVE_INVALID_ARGUMENT,
+                    std::string(function) + ": min_weight must be 0 or more, not " + std::to_string(opts.min_weight));
+  }
+  SparseOptions result;
+  result.top_k = opts.top_k;
+  result.min_weight = opts.min_weight;
+  return result;
 }
 
 std::vector<std::string_view> views(const sieve_text* texts, std::size_t count, const char* function) {
@@ -52,6 +104,16 @@ void require_capacity(std::size_t needed, std::size_t capacity, const char* func
 
 }  // namespace
 
+sieve_model_kind to_kind(ModelKind kind) {
+  switch (kind) {
+    case ModelKind::kReranker: return SIEVE_KIND_RERANKER;
+    case ModelKind::kSparseEmbedding: return SIEVE_KIND_SPARSE;
+    case ModelKind::kEmbedding:
+    case ModelKind::kPooledEmbedding: return SIEVE_KIND_EMBEDDING;
+  }
+  return SIEVE_KIND_EMBEDDING;
+}
+
 std::string join_comma(const std::vector<std::string>& values) {
   std::string result;
   for (const auto& value : values) {
@@ -65,7 +127,9 @@ std::unique_ptr<sieve_model> make_model(std::shared_ptr<const Embedder> embedder
                                         std::shared_ptr<const Reranker> reranker) {
   auto model = std::make_unique<sieve_model>();
   const ModelInfo& info = embedder ? embedder->info() : reranker->info();
-  model->kind = embedder ? SIEVE_KIND_EMBEDDING : SIEVE_KIND_RERANKER;
+  model->kind = reranker                                  ? SIEVE_KIND_RERANKER
+                : info.output_kind == OutputKind::kSparse ? SIEVE_KIND_SPARSE
+                                                          : SIEVE_KIND_EMBEDDING;
   model->tokenizer.tokenizer = embedder ? &embedder->tokenizer() : &reranker->tokenizer();
   model->pooling = embedder ? pooling_name(info) : "";
   model->providers = join_comma(info.providers);
@@ -91,18 +155,16 @@ sieve_status* sieve_model_load(const char* folder, const sieve_model_options* op
     *out = nullptr;
     require(folder != nullptr, kFunction, "folder is NULL");
     const sieve_model_options opts = sieve::capi::read_model_options(options, kFunction);
-    const sieve_model_kind kind =
-        sieve::detect_model_kind(folder) == sieve::ModelKind::kReranker ? SIEVE_KIND_RERANKER : SIEVE_KIND_EMBEDDING;
-    // Asking for a kind is asking to fail early, before a model of the other
+    const sieve_model_kind kind = sieve::capi::to_kind(sieve::detect_model_kind(folder));
+    // Asking for a kind is asking to fail early, before a model of another
     // kind is loaded for nothing.
     if (opts.kind != SIEVE_KIND_AUTO && opts.kind != kind) {
       throw CapiError(SIEVE_WRONG_KIND, std::string(kFunction) + ": " + folder + " holds " +
-                                            (kind == SIEVE_KIND_RERANKER ? "a reranker" : "an embedding model") +
-                                            ", not " +
-                                            (opts.kind == SIEVE_KIND_RERANKER ? "a reranker" : "an embedding model"));
+                                            sieve::capi::kind_noun(kind) + ", not " +
+                                            sieve::capi::kind_noun(opts.kind));
     }
     std::unique_ptr<sieve_model> model;
-    if (kind == SIEVE_KIND_EMBEDDING) {
+    if (kind != SIEVE_KIND_RERANKER) {
       auto embedder =
           std::make_shared<const sieve::Embedder>(sieve::Embedder::load(folder, sieve::capi::embedder_options(opts)));
       model = sieve::capi::make_model(std::move(embedder), nullptr);
@@ -165,6 +227,56 @@ sieve_status* sieve_embed(const sieve_model* model, const sieve_text* texts, siz
     const sieve::Embeddings embeddings = embedder.embed(std::span<const std::string_view>(inputs));
     std::memcpy(out, embeddings.data.data(), needed * sizeof(float));
   });
+}
+
+void sieve_sparse_options_init(sieve_sparse_options* options, size_t struct_size) {
+  if (options == nullptr || struct_size < sizeof(std::size_t)) return;
+  const sieve_sparse_options defaults{};
+  sieve::capi::init_versioned(options, struct_size, &defaults, sizeof defaults);
+}
+
+sieve_status* sieve_embed_sparse(const sieve_model* model, const sieve_text* texts, size_t count,
+                                 const sieve_sparse_options* options, sieve_sparse_embeddings** out) {
+  static constexpr const char* kFunction = "sieve_embed_sparse";
+  return guarded(kFunction, [&] {
+    require(out != nullptr, kFunction, "out is NULL");
+    *out = nullptr;
+    const sieve::Embedder& embedder = sieve::capi::sparse_embedder_of(model, kFunction);
+    const sieve::SparseOptions opts = sieve::capi::sparse_options(options, kFunction);
+    const auto inputs = sieve::capi::views(texts, count, kFunction);
+    auto result = std::make_unique<sieve_sparse_embeddings>();
+    if (count > 0) result->vectors = embedder.embed_sparse(std::span<const std::string_view>(inputs), opts);
+    *out = result.release();
+  });
+}
+
+size_t sieve_sparse_embeddings_count(const sieve_sparse_embeddings* embeddings) {
+  return embeddings ? embeddings->vectors.size() : 0;
+}
+
+sieve_status* sieve_sparse_embeddings_get(const sieve_sparse_embeddings* embeddings, size_t index, const uint32_t** ids,
+                                          const float** weights, size_t* size) {
+  static constexpr const char* kFunction = "sieve_sparse_embeddings_get";
+  return guarded(kFunction, [&] {
+    require(embeddings != nullptr, kFunction, "embeddings is NULL");
+    require(ids != nullptr, kFunction, "ids is NULL");
+    require(weights != nullptr, kFunction, "weights is NULL");
+    require(size != nullptr, kFunction, "size is NULL");
+    if (index >= embeddings->vectors.size()) {
+      throw CapiError(SIEVE_INVALID_ARGUMENT, std::string(kFunction) + ": index " + std::to_string(index) +
+                                                  " is past the list's " + std::to_string(embeddings->vectors.size()) +
+                                                  " vectors");
+    }
+    const sieve::SparseVector& vector = embeddings->vectors[index];
+    const bool empty = vector.ids.empty();
+    *ids = empty ? nullptr : vector.ids.data();
+    *weights = empty ? nullptr : vector.weights.data();
+    *size = vector.ids.size();
+  });
+}
+
+void sieve_sparse_embeddings_destroy(sieve_sparse_embeddings* embeddings) {
+  delete embeddings;
 }
 
 sieve_status* sieve_score(const sieve_model* model, sieve_text query, const sieve_text* documents, size_t count,

@@ -51,7 +51,8 @@ sieve_model_options read_model_options(const sieve_model_options* options, const
   static_assert(sizeof(sieve_model_kind) == sizeof(std::int32_t));
   std::int32_t kind = 0;
   std::memcpy(&kind, &result.kind, sizeof kind);
-  if (kind != SIEVE_KIND_AUTO && kind != SIEVE_KIND_EMBEDDING && kind != SIEVE_KIND_RERANKER) {
+  if (kind != SIEVE_KIND_AUTO && kind != SIEVE_KIND_EMBEDDING && kind != SIEVE_KIND_RERANKER &&
+      kind != SIEVE_KIND_SPARSE) {
     throw CapiError(SIEVE_INVALID_ARGUMENT, std::string(function) + ": unknown model kind " + std::to_string(kind));
   }
   check(result);

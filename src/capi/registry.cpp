@@ -7,14 +7,6 @@
 using sieve::capi::guarded;
 using sieve::capi::require;
 
-namespace {
-
-sieve_model_kind to_kind(sieve::ModelKind kind) {
-  return kind == sieve::ModelKind::kReranker ? SIEVE_KIND_RERANKER : SIEVE_KIND_EMBEDDING;
-}
-
-}  // namespace
-
 extern "C" {
 
 void sieve_registry_options_init(sieve_registry_options* options, size_t struct_size) {
@@ -111,7 +103,7 @@ sieve_status* sieve_model_list_get(const sieve_model_list* list, size_t index, s
     sieve_registry_entry result{};
     result.struct_size = sizeof result;
     result.name = entry.name.c_str();
-    result.kind = to_kind(entry.kind);
+    result.kind = sieve::capi::to_kind(entry.kind);
     result.dimension = entry.dimension;
     result.max_length = entry.max_length;
     result.loaded = entry.loaded ? 1 : 0;

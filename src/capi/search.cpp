@@ -180,6 +180,10 @@ sieve_status* sieve_index_search(const sieve_index* index, const sieve_model* em
       throw CapiError(SIEVE_WRONG_KIND, std::string(kFunction) + ": embedder " + embedder->folder +
                                             " is a reranker, not an embedding model");
     }
+    if (embedder != nullptr && embedder->kind == SIEVE_KIND_SPARSE) {
+      throw CapiError(SIEVE_WRONG_KIND, std::string(kFunction) + ": embedder " + embedder->folder +
+                                            " is a sparse (SPLADE) embedding model; an index holds dense vectors");
+    }
     const sieve::Reranker* cross_encoder = nullptr;
     if (reranker != nullptr) {
       if (!reranker->reranker) {

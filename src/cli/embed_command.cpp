@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <iterator>
 #include <optional>
@@ -32,6 +33,10 @@ struct EmbedArgs {
   bool has_dimensions = false;
   std::string precision = "float32";
   std::string calibration;
+  bool sparse = false;
+  std::size_t top_k = 0;
+  float min_weight = 0;
+  bool tokens = false;
 };
 
 // Calibration vectors for int8/uint8: a .npy float matrix (e.g. from
@@ -173,6 +178,43 @@ void append_quantized_row(std::string& out, const QuantizedEmbeddings& q, std::s
   out.push_back(']');
 }
 
+// A sparse model's vectors, one JSON array of {"index","value"} per input
+// (Text Embeddings Inference's /embed_sparse shape).
+int run_embed_sparse(const EmbedArgs& args, const EmbedderOptions& options) {
+  if (args.format == "npy") throw Error(ErrorCode::kInvalidArgument, "--sparse writes jsonl or json, not npy");
+  if (args.precision != "float32") throw Error(ErrorCode::kInvalidArgument, "--precision does not apply to --sparse");
+  const Embedder embedder = Embedder::load(args.model.model, options);
+  SparseOptions sparse;
+  sparse.top_k = args.top_k;
+  sparse.min_weight = args.min_weight;
+  std::function<std::string_view(std::uint32_t)> token;
+  if (args.tokens) token = [&](std::uint32_t id) { return embedder.tokenizer().id_to_token(id); };
+  bool first_row = true;
+  if (args.format == "json") write_stdout("[");
+  std::string line;
+  for_each_input_chunk(args.texts, [&](std::vector<std::string>& texts, std::size_t first_line) {
+    std::vector<SparseVector> vectors;
+    try {
+      const std::vector<std::string_view> views(texts.begin(), texts.end());
+      vectors = embedder.embed_sparse(views, sparse);
+    } catch (const Error& e) {
+      if (!e.input_index()) throw;
+      throw Error(e.code(), "input " + std::to_string(first_line + *e.input_index() + 1) + ": " + e.message());
+    }
+    for (const SparseVector& v : vectors) {
+      line.clear();
+      if (args.format == "json") line += first_row ? "\n" : ",\n";
+      append_sparse_json(line, v.ids, v.weights, token);
+      if (args.format == "jsonl") line.push_back('\n');
+      write_stdout(line);
+      first_row = false;
+    }
+  });
+  if (args.format == "json") write_stdout(first_row ? "]\n" : "\n]\n");
+  flush_stdout();
+  return 0;
+}
+
 int run_embed(const EmbedArgs& args) {
   EmbedderOptions options;
   options.runtime = to_runtime_options(args.model);
@@ -185,6 +227,10 @@ int run_embed(const EmbedArgs& args) {
   if (args.has_prompt) options.prompt = args.prompt;
   if (!args.prompt_name.empty()) options.prompt_name = args.prompt_name;
   if (args.has_dimensions) options.dimensions = args.dimensions;
+  if (args.sparse) return run_embed_sparse(args, options);
+  if (args.top_k != 0 || args.min_weight != 0 || args.tokens) {
+    throw Error(ErrorCode::kInvalidArgument, "--top-k, --min-weight and --tokens apply to --sparse only");
+  }
   const Precision precision = parse_precision(args.precision);
   const bool scalar = precision == Precision::kInt8 || precision == Precision::kUint8;
   if (!args.calibration.empty() && !scalar) {
@@ -309,6 +355,14 @@ Action add_embed_command(CLI::App& app) {
   cmd->add_option("--calibration", args->calibration,
                   "int8/uint8 ranges: per-dimension min and max of these vectors (.npy, or JSON arrays); "
                   "default: of the embeddings themselves");
+  cmd->add_flag("--sparse", args->sparse,
+                "Sparse vectors of a SPLADE model: per input, the non-zero {\"index\": token id, \"value\": "
+                "weight} entries by ascending id");
+  cmd->add_option("--top-k", args->top_k, "With --sparse: keep the K largest weights of each vector")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--min-weight", args->min_weight, "With --sparse: drop weights at or below W")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--tokens", args->tokens, "With --sparse: add each id's vocabulary token as \"token\"");
   return [args, prompt, dimensions] {
     args->has_prompt = prompt->count() > 0;
     args->has_dimensions = dimensions->count() > 0;

@@ -100,7 +100,8 @@ int run_registry_info(const InfoArgs& args) {
 int run_info(const InfoArgs& args) {
   if (!args.models_root.empty()) return run_registry_info(args);
   if (args.model.model.empty()) throw Error(ErrorCode::kInvalidArgument, "info needs --model DIR or --models ROOT");
-  const bool reranker = detect_model_kind(args.model.model) == ModelKind::kReranker;
+  const ModelKind kind = detect_model_kind(args.model.model);
+  const bool reranker = kind == ModelKind::kReranker;
   std::optional<Embedder> embedder;
   std::optional<Reranker> cross_encoder;
   if (reranker) {
@@ -122,7 +123,8 @@ int run_info(const InfoArgs& args) {
     for (const auto& t : info.inputs) doc["inputs"].push_back({{"name", t.name}, {"type", t.type}, {"shape", t.shape}});
     for (const auto& t : info.outputs)
       doc["outputs"].push_back({{"name", t.name}, {"type", t.type}, {"shape", t.shape}});
-    doc["kind"] = to_string(reranker ? ModelKind::kReranker : ModelKind::kEmbedding);
+    // "embedding" for every dense kind, as before pooled graphs were told apart.
+    doc["kind"] = to_string(kind == ModelKind::kPooledEmbedding ? ModelKind::kEmbedding : kind);
     doc["output"] = info.output;
     if (reranker) {
       doc["labels"] = cross_encoder->num_labels();
@@ -166,6 +168,9 @@ int run_info(const InfoArgs& args) {
   } else {
     for (std::size_t i = 0; i < info.modules.size(); ++i) {
       std::cout << (i == 0 ? "modules:     " : "             ") << i << ". " << info.modules[i] << '\n';
+    }
+    if (info.output_kind == OutputKind::kSparse) {
+      std::cout << "kind:        sparse embedding (SPLADE: a weight per vocabulary token; sieve embed --sparse)\n";
     }
     std::cout << "pooling:     " << (info.pooled_by_model ? std::string("done by the model") : pooling_name(info))
               << '\n'

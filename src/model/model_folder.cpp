@@ -52,6 +52,23 @@ void read_modules(const fs::path& modules_file, const nlohmann::json& modules, M
     if (!folder.modules.empty() && role == ModuleRole::kTransformer) {
       throw Error(ErrorCode::kUnsupported, module->where() + ": a second Transformer is not supported");
     }
+    if (folder.splade_pooling) {
+      throw Error(ErrorCode::kUnsupported, module->where() + ": a module after SpladePooling is not supported");
+    }
+    const bool fill_mask = !folder.modules.empty() && folder.modules.front()->transformer_task() == "fill-mask";
+    if (role == ModuleRole::kSparsePooling) {
+      if (!fill_mask || folder.pooling) {
+        throw Error(ErrorCode::kUnsupported, module->where() +
+                                                 ": SpladePooling pools masked-language-model logits, so it must "
+                                                 "follow a fill-mask Transformer (MLMTransformer) directly");
+      }
+      folder.splade_pooling = std::static_pointer_cast<const SpladePoolingModule>(module);
+    }
+    if (fill_mask && role != ModuleRole::kSparsePooling && role != ModuleRole::kTransformer) {
+      throw Error(ErrorCode::kUnsupported, module->where() +
+                                               ": a fill-mask Transformer gives vocabulary logits, which only "
+                                               "SpladePooling turns into an embedding");
+    }
     if (role == ModuleRole::kPooling) {
       if (folder.pooling) throw Error(ErrorCode::kUnsupported, module->where() + ": a second Pooling is not supported");
       folder.pooling = std::static_pointer_cast<const PoolingModule>(module);
@@ -66,6 +83,11 @@ void read_modules(const fs::path& modules_file, const nlohmann::json& modules, M
       if (module->spec().class_name == "Normalize") folder.has_normalize_module = true;
     }
     folder.modules.push_back(std::move(module));
+  }
+  if (!folder.modules.empty() && folder.modules.front()->transformer_task() == "fill-mask" && !folder.splade_pooling) {
+    throw Error(ErrorCode::kUnsupported, folder.modules.front()->where() +
+                                             ": a fill-mask Transformer without SpladePooling after it gives no "
+                                             "embedding");
   }
 }
 

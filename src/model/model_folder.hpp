@@ -10,6 +10,7 @@
 #include "model/json_file.hpp"
 #include "model/modules/module.hpp"
 #include "model/modules/pooling_module.hpp"
+#include "model/modules/splade_pooling_module.hpp"
 #include "sieve/embedder.hpp"
 
 namespace sieve::model {
@@ -26,6 +27,8 @@ struct ModelFolder {
   std::vector<std::shared_ptr<const Module>> modules;
   // The Pooling module (via modules.json, or 1_Pooling/config.json alone); null without one.
   std::shared_ptr<const PoolingModule> pooling;
+  // SpladePooling after a fill-mask Transformer: a sparse (SPLADE) model.
+  std::shared_ptr<const SpladePoolingModule> splade_pooling;
   // The modules after pooling (Dense, LayerNorm, Normalize, ...), in order.
   std::vector<std::shared_ptr<const VectorModule>> vector_modules;
   bool has_normalize_module = false;  // modules.json lists Normalize

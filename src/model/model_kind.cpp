@@ -230,6 +230,10 @@ ModelKind detect_kind(const ModelFolder& folder, const OnnxSummary& onnx) {
     return std::any_of(onnx.outputs.begin(), onnx.outputs.end(),
                        [&](const OnnxTensor& t) { return is_float(t) && predicate(t); });
   };
+  if (folder.splade_pooling ||
+      find([](const OnnxTensor& t) { return t.name == "sparse_embedding" && t.shape.size() == 2; })) {
+    return ModelKind::kSparseEmbedding;
+  }
   if (find([](const OnnxTensor& t) { return t.name == "sentence_embedding" && t.shape.size() == 2; })) {
     return ModelKind::kPooledEmbedding;
   }

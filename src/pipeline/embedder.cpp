@@ -25,8 +25,8 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// Picks the output to read: an already pooled sentence embedding when the
-// export has one, otherwise the token states.
+// Picks the output to read: an already pooled sentence embedding (or sparse
+// one) when the export has one, otherwise the token states (or logits).
 std::size_t choose_output(const std::vector<runtime::TensorSpec>& outputs, const std::filesystem::path& file) {
   const auto find = [&](auto predicate) -> std::optional<std::size_t> {
     for (std::size_t i = 0; i < outputs.size(); ++i) {
@@ -34,7 +34,9 @@ std::size_t choose_output(const std::vector<runtime::TensorSpec>& outputs, const
     }
     return std::nullopt;
   };
-  if (auto i = find([](const auto& o) { return o.name == "sentence_embedding" && o.shape.size() == 2; })) return *i;
+  for (const char* name : {"sentence_embedding", "sparse_embedding"}) {
+    if (auto i = find([&](const auto& o) { return o.name == name && o.shape.size() == 2; })) return *i;
+  }
   for (const char* name : {"last_hidden_state", "token_embeddings"}) {
     if (auto i = find([&](const auto& o) { return o.name == name && o.shape.size() == 3; })) return *i;
   }
@@ -120,6 +122,7 @@ struct Embedder::Impl {
       : folder(std::move(f)), tokenizer(std::move(t)), session(std::move(s)) {}
 
   bool plan_vector_modules();
+  void plan_sparse(const EmbedderOptions& options);
 
   [[nodiscard]] const Tokenizer& tokenizer_for(Direction direction) const {
     if (direction == Direction::kRight) return tokenizer;
@@ -202,6 +205,36 @@ bool Embedder::Impl::plan_vector_modules() {
   return trailing_normalize;
 }
 
+// A SPLADE model: one weight per vocabulary entry, never normalized,
+// truncated or pooled any other way.
+void Embedder::Impl::plan_sparse(const EmbedderOptions& options) {
+  const auto& f = folder;
+  const std::string what = f.root.string() + " is a sparse (SPLADE) model";
+  if (options.pooling) throw Error(ErrorCode::kInvalidArgument, what + ": its pooling cannot be chosen");
+  if (options.dimensions) throw Error(ErrorCode::kInvalidArgument, what + ": its vectors cannot be truncated");
+  if (options.normalize.value_or(false)) {
+    throw Error(ErrorCode::kInvalidArgument, what + ": its vectors are not normalized");
+  }
+  info.output_kind = OutputKind::kSparse;
+  info.normalize = false;
+  if (f.splade_pooling) info.sparse_pooling = f.splade_pooling->pooling();
+  if (!info.pooled_by_model && !f.splade_pooling) {
+    throw Error(ErrorCode::kUnsupported, f.onnx_file.string() + ": the output \"" + info.output +
+                                             "\" is per token, and the folder has no SpladePooling module to say "
+                                             "how its weights are pooled");
+  }
+  const auto vocab = f.splade_pooling ? f.splade_pooling->dimension() : std::nullopt;
+  if (graph_dimension == 0) graph_dimension = vocab.value_or(0);
+  if (graph_dimension == 0 || (vocab && *vocab != graph_dimension)) {
+    throw Error(
+        ErrorCode::kUnsupported,
+        f.onnx_file.string() + ": the output \"" + info.output + "\" is " +
+            (graph_dimension == 0 ? std::string("of unknown width") : std::to_string(graph_dimension) + " wide") +
+            (vocab ? ", but SpladePooling's configuration names " + std::to_string(*vocab) + " entries" : ""));
+  }
+  info.model_dimension = graph_dimension;
+}
+
 Embedder::Embedder(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Embedder::Embedder(Embedder&&) noexcept = default;
 Embedder& Embedder::operator=(Embedder&&) noexcept = default;
@@ -233,10 +266,21 @@ Embedder Embedder::load(const std::filesystem::path& folder_path, const Embedder
   for (const auto& module : f.modules) info.modules.push_back(module->describe());
   const std::int64_t last_dim = out.shape.back();
   impl->graph_dimension = last_dim > 0 ? static_cast<std::size_t>(last_dim) : f.hidden_size.value_or(0);
-  const bool trailing_normalize = impl->plan_vector_modules();
-  // Without sentence-transformers files there is no Normalize module to
-  // follow; normalized vectors are what search users almost always want.
-  info.normalize = options.normalize.value_or(f.has_sentence_transformers_files ? trailing_normalize : true);
+  if (f.splade_pooling || out.name == "sparse_embedding") {
+    impl->plan_sparse(options);
+  } else {
+    if (out.name == "logits" && out.shape.size() == 3) {
+      throw Error(ErrorCode::kUnsupported,
+                  onnx.string() +
+                      ": the graph gives masked-language-model logits, not token states, and the folder has no "
+                      "SpladePooling module; export a sparse (SPLADE) model with sieve-export export --task sparse, "
+                      "or an embedding model's token states with sieve-export export");
+    }
+    const bool trailing_normalize = impl->plan_vector_modules();
+    // Without sentence-transformers files there is no Normalize module to
+    // follow; normalized vectors are what search users almost always want.
+    info.normalize = options.normalize.value_or(f.has_sentence_transformers_files ? trailing_normalize : true);
+  }
   info.dimension = info.model_dimension;
   if (options.dimensions) {
     const std::size_t n = *options.dimensions;
@@ -392,6 +436,12 @@ std::vector<float> Embedder::run_batch(std::span<const EncodedText* const> input
     t.pool_seconds += seconds_since(start);
     return rows;
   }
+  if (m.info.output_kind == OutputKind::kSparse) {
+    std::vector<float> rows(batch * dim);
+    pipeline::splade_pool(output.data(), batch, seq, dim, tensors.mask.data(), m.info.sparse_pooling, rows.data());
+    t.pool_seconds += seconds_since(start);
+    return rows;
+  }
   bool has_prompt = false;
   for (const EncodedText* input : inputs) has_prompt = has_prompt || input->prompt_tokens > 0;
   std::vector<std::int64_t> prompt_mask;
@@ -446,45 +496,109 @@ void Embedder::finish(std::span<const float> pooled, std::size_t dimensions, boo
   if (normalize) pipeline::l2_normalize(out, dimensions);
 }
 
-Embeddings Embedder::embed(std::span<const std::string_view> texts, EmbedTimings* timings) const {
-  const Impl& m = *impl_;
-  EmbedTimings local;
-  EmbedTimings& t = timings != nullptr ? *timings : local;
+namespace {
 
-  auto start = Clock::now();
-  // Every core tokenizes (the ORT runs that follow use them all anyway).
-  const std::vector<EncodedText> encoded = encode(texts);
+// Runs the inputs in length-sorted batches; `take` gets each batch's pooled
+// rows (run_batch()) and the input index of each row.
+template <typename Take>
+void for_each_batch(const Embedder& embedder, std::size_t batch_size, const std::vector<EncodedText>& encoded,
+                    EmbedTimings& t, Take take) {
   std::vector<std::size_t> lengths;
   lengths.reserve(encoded.size());
   for (const EncodedText& e : encoded) lengths.push_back(e.encoding.size());
+  const auto plan = pipeline::plan_batches(lengths, batch_size);
+  std::vector<const EncodedText*> batch;
+  for (const auto& [begin, end] : plan.batches) {
+    batch.clear();
+    for (std::size_t k = begin; k < end; ++k) batch.push_back(&encoded[plan.order[k]]);
+    const std::vector<float> pooled = embedder.run_batch(batch, &t);
+    const auto start = Clock::now();
+    take(pooled, std::span<const std::size_t>(plan.order).subspan(begin, end - begin));
+    t.pool_seconds += seconds_since(start);
+    ++t.batches;
+  }
+}
+
+// What a call that wants the other kind of output is told.
+[[noreturn]] void refuse_output_kind(const ModelInfo& info) {
+  if (info.output_kind == OutputKind::kSparse) {
+    throw Error(ErrorCode::kUnsupported,
+                info.folder.string() +
+                    " is a sparse (SPLADE) model: ask for sparse vectors (sieve embed --sparse, POST /embed_sparse)");
+  }
+  throw Error(ErrorCode::kUnsupported,
+              info.folder.string() + " is a dense embedding model: sparse vectors come from SPLADE models");
+}
+
+}  // namespace
+
+Embeddings Embedder::embed(std::span<const std::string_view> texts, EmbedTimings* timings) const {
+  const Impl& m = *impl_;
+  if (m.info.output_kind != OutputKind::kDense) refuse_output_kind(m.info);
+  EmbedTimings local;
+  EmbedTimings& t = timings != nullptr ? *timings : local;
+
+  const auto start = Clock::now();
+  // Every core tokenizes (the ORT runs that follow use them all anyway).
+  const std::vector<EncodedText> encoded = encode(texts);
   t.tokenize_seconds += seconds_since(start);
 
   Embeddings result;
   result.rows = texts.size();
   result.dimension = m.info.dimension;
-  if (texts.empty()) return result;
-
-  const auto plan = pipeline::plan_batches(lengths, m.batch_size);
-  std::vector<const EncodedText*> batch;
-  for (const auto& [begin, end] : plan.batches) {
-    batch.clear();
-    for (std::size_t k = begin; k < end; ++k) batch.push_back(&encoded[plan.order[k]]);
-    const std::vector<float> pooled = run_batch(batch, &t);
-    start = Clock::now();
-    const std::size_t dim = pooled.size() / batch.size();
-    const std::size_t keep = m.dimensions.value_or(dim);
-    if (result.data.empty()) {
-      result.dimension = keep;
-      result.data.resize(result.rows * keep);
-    }
-    for (std::size_t row = 0; row < batch.size(); ++row) {
-      finish(std::span<const float>(pooled).subspan(row * dim, dim), keep, m.info.normalize,
-             result.data.data() + plan.order[begin + row] * keep);
-    }
-    t.pool_seconds += seconds_since(start);
-    ++t.batches;
-  }
+  for_each_batch(*this, m.batch_size, encoded, t,
+                 [&](const std::vector<float>& pooled, std::span<const std::size_t> rows) {
+                   const std::size_t dim = pooled.size() / rows.size();
+                   const std::size_t keep = m.dimensions.value_or(dim);
+                   if (result.data.empty()) {
+                     result.dimension = keep;
+                     result.data.resize(result.rows * keep);
+                   }
+                   for (std::size_t row = 0; row < rows.size(); ++row) {
+                     finish(std::span<const float>(pooled).subspan(row * dim, dim), keep, m.info.normalize,
+                            result.data.data() + rows[row] * keep);
+                   }
+                 });
   return result;
+}
+
+std::vector<SparseVector> Embedder::embed_sparse(std::span<const std::string_view> texts, const SparseOptions& options,
+                                                 EmbedTimings* timings) const {
+  const Impl& m = *impl_;
+  if (m.info.output_kind != OutputKind::kSparse) refuse_output_kind(m.info);
+  EmbedTimings local;
+  EmbedTimings& t = timings != nullptr ? *timings : local;
+  const auto start = Clock::now();
+  const std::vector<EncodedText> encoded = encode(texts);
+  t.tokenize_seconds += seconds_since(start);
+  std::vector<SparseVector> result(texts.size());
+  for_each_batch(*this, m.batch_size, encoded, t,
+                 [&](const std::vector<float>& pooled, std::span<const std::size_t> rows) {
+                   const std::size_t dim = pooled.size() / rows.size();
+                   for (std::size_t row = 0; row < rows.size(); ++row) {
+                     result[rows[row]] = sparsify(std::span<const float>(pooled).subspan(row * dim, dim), options);
+                   }
+                 });
+  return result;
+}
+
+SparseVector Embedder::sparsify(std::span<const float> pooled, const SparseOptions& options) {
+  SparseVector v;
+  const float floor = std::max(options.min_weight, 0.0F);
+  for (std::size_t j = 0; j < pooled.size(); ++j) {
+    if (pooled[j] > floor) v.ids.push_back(static_cast<std::uint32_t>(j));
+  }
+  if (options.top_k != 0 && v.ids.size() > options.top_k) {
+    const auto heavier = [&](std::uint32_t a, std::uint32_t b) {
+      return pooled[a] != pooled[b] ? pooled[a] > pooled[b] : a < b;
+    };
+    std::nth_element(v.ids.begin(), v.ids.begin() + static_cast<std::ptrdiff_t>(options.top_k), v.ids.end(), heavier);
+    v.ids.resize(options.top_k);
+    std::sort(v.ids.begin(), v.ids.end());
+  }
+  v.weights.reserve(v.ids.size());
+  for (const std::uint32_t id : v.ids) v.weights.push_back(pooled[id]);
+  return v;
 }
 
 }  // namespace sieve

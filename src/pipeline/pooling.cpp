@@ -67,6 +67,34 @@ void pool(const float* states, std::size_t batch, std::size_t sequence, std::siz
   }
 }
 
+void splade_pool(const float* logits, std::size_t batch, std::size_t sequence, std::size_t vocab,
+                 const std::int64_t* mask, SparsePooling pooling, float* out) {
+  const auto transform = [&](float x) {
+    const float once = std::log1p(std::max(x, 0.0F));
+    return pooling.double_log ? std::log1p(once) : once;
+  };
+  for (std::size_t b = 0; b < batch; ++b) {
+    float* target = out + b * vocab;
+    // Padded positions count as 0 (sentence-transformers multiplies the
+    // logits by the mask), which every weight is at least.
+    std::fill_n(target, vocab, 0.0F);
+    for (std::size_t t = 0; t < sequence; ++t) {
+      if (mask[b * sequence + t] == 0) continue;
+      const float* row = logits + (b * sequence + t) * vocab;
+      if (pooling.sum) {
+        for (std::size_t j = 0; j < vocab; ++j) target[j] += transform(row[j]);
+      } else {
+        // The transform is monotonic: the largest logit gives the largest
+        // weight, so it is applied once per entry, after the max.
+        for (std::size_t j = 0; j < vocab; ++j) target[j] = std::max(target[j], row[j]);
+      }
+    }
+    if (!pooling.sum) {
+      for (std::size_t j = 0; j < vocab; ++j) target[j] = transform(target[j]);
+    }
+  }
+}
+
 void l2_normalize(float* vector, std::size_t dim) {
   model::l2_normalize(std::span<float>(vector, dim));
 }
@@ -101,6 +129,7 @@ Pooling parse_pooling(std::string_view name) {
 
 std::string pooling_name(const ModelInfo& info) {
   if (info.pooled_by_model) return "model";
+  if (info.output_kind == OutputKind::kSparse) return info.sparse_pooling.sum ? "splade sum" : "splade max";
   std::string name;
   for (const Pooling mode : info.pooling_modes) {
     if (!name.empty()) name += '+';

@@ -20,6 +20,7 @@ const char* to_string(ModelKind kind) noexcept {
     case ModelKind::kEmbedding: return "embedding";
     case ModelKind::kPooledEmbedding: return "pooled embedding";
     case ModelKind::kReranker: return "reranker";
+    case ModelKind::kSparseEmbedding: return "sparse embedding";
   }
   return "embedding";
 }
@@ -247,7 +248,10 @@ struct ModelRegistry::Impl {
       return nullptr;
     };
     const model::OnnxTensor* out = nullptr;
-    if (d.kind == ModelKind::kPooledEmbedding) {
+    if (d.kind == ModelKind::kSparseEmbedding) {
+      out = float_output([](const auto& o) { return o.name == "sparse_embedding" && o.shape.size() == 2; });
+      if (out == nullptr) out = float_output([](const auto& o) { return o.shape.size() == 3; });
+    } else if (d.kind == ModelKind::kPooledEmbedding) {
       out = float_output([](const auto& o) { return o.name == "sentence_embedding" && o.shape.size() == 2; });
       if (out == nullptr) out = float_output([](const auto& o) { return o.shape.size() == 2; });
     } else if (d.kind == ModelKind::kEmbedding) {

@@ -89,6 +89,10 @@ std::vector<EncodedText> EmbeddingService::encode_ids(std::span<const std::vecto
 
 Embeddings EmbeddingService::embed(std::vector<EncodedText> inputs, std::size_t dimensions, bool normalize,
                                    ServiceClock::time_point deadline, const std::function<bool()>& abandoned) {
+  if (embedder_->info().output_kind != OutputKind::kDense) {
+    throw Error(ErrorCode::kUnsupported,
+                "model is a sparse (SPLADE) model: ask for sparse vectors (POST /embed_sparse)");
+  }
   const std::size_t model_dimension = embedder_->info().model_dimension;
   const std::size_t keep = dimensions == 0 ? embedder_->info().dimension : dimensions;
   if (model_dimension != 0 && keep > model_dimension) {
@@ -105,6 +109,21 @@ Embeddings EmbeddingService::embed(std::vector<EncodedText> inputs, std::size_t 
   for (std::size_t i = 0; i < pooled.size(); ++i) {
     Embedder::finish(pooled[i], keep, normalize, result.data.data() + i * keep);
   }
+  return result;
+}
+
+std::vector<SparseVector> EmbeddingService::embed_sparse(std::vector<EncodedText> inputs, const SparseOptions& options,
+                                                         ServiceClock::time_point deadline,
+                                                         const std::function<bool()>& abandoned) {
+  if (embedder_->info().output_kind != OutputKind::kSparse) {
+    throw Error(ErrorCode::kUnsupported, "model is a dense embedding model: sparse vectors come from SPLADE models");
+  }
+  if (inputs.empty()) return {};
+  auto ticket = scheduler_.submit(std::move(inputs), deadline);
+  const std::vector<std::vector<float>> pooled = wait_for(ticket, deadline, abandoned);
+  std::vector<SparseVector> result;
+  result.reserve(pooled.size());
+  for (const auto& row : pooled) result.push_back(Embedder::sparsify(row, options));
   return result;
 }
 

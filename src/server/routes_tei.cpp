@@ -1,4 +1,4 @@
-// Hugging Face Text Embeddings Inference's API: POST /embed, /rerank,
+// Hugging Face Text Embeddings Inference's API: POST /embed, /embed_sparse, /rerank,
 // /predict, /tokenize, /decode and GET /info. TEI serves one model; here an optional
 // "model" field picks one, and without it the first of the kind is used.
 #include <algorithm>
@@ -18,13 +18,9 @@ bool truncation_of(const ServerState& state, const json& body) {
   return optional_bool(body, "truncate").value_or(state.options.auto_truncate);
 }
 
-std::string embed(ServerState& state, const httplib::Request& req) {
-  const json body = parse_object(req.body);
-  const ServedModel& model = state.models.embedding(optional_string(body, "model"));
+// /embed's and /embed_sparse's inputs (texts or token ids), tokenized.
+std::vector<EncodedText> encode_inputs(ServerState& state, const json& body, const ServedModel& model) {
   const Inputs inputs = read_inputs(body, "inputs", state.options.max_inputs, true);
-  const ModelInfo& info = model.info();
-  const bool normalize = optional_bool(body, "normalize").value_or(true);
-  const auto dimensions = optional_int(body, "dimensions", 1, static_cast<std::int64_t>(info.model_dimension));
   EncodeOptions options;
   options.truncate = truncation_of(state, body);
   options.truncation_direction = truncate_left(body, "truncation_direction") ? Direction::kLeft : Direction::kRight;
@@ -43,12 +39,53 @@ std::string embed(ServerState& state, const httplib::Request& req) {
   } catch (const Error& e) {
     throw to_http_error(e, "inputs");
   }
-  const Embeddings result = service.embed(std::move(encoded), static_cast<std::size_t>(dimensions.value_or(0)),
-                                          normalize, state.deadline(), ServerState::client_gone(req));
+  return encoded;
+}
+
+std::string embed(ServerState& state, const httplib::Request& req) {
+  const json body = parse_object(req.body);
+  const ServedModel& model = state.models.embedding(optional_string(body, "model"));
+  const ModelInfo& info = model.info();
+  const bool normalize = optional_bool(body, "normalize").value_or(true);
+  const auto dimensions = optional_int(body, "dimensions", 1, static_cast<std::int64_t>(info.model_dimension));
+  std::vector<EncodedText> encoded = encode_inputs(state, body, model);
+  const Embeddings result = model.embedding->embed(std::move(encoded), static_cast<std::size_t>(dimensions.value_or(0)),
+                                                   normalize, state.deadline(), ServerState::client_gone(req));
   std::string out = "[";
   for (std::size_t i = 0; i < result.rows; ++i) {
     if (i > 0) out += ",";
     append_json_array(out, result.row(i));
+  }
+  out += "]";
+  return out;
+}
+
+// Text Embeddings Inference's sparse embeddings: per input, the non-zero
+// weights as [{"index": token id, "value": weight}, ...] by ascending id.
+// Beyond TEI: "top_k" and "min_weight" prune each vector, and
+// "return_tokens" adds each id's vocabulary token.
+std::string embed_sparse(ServerState& state, const httplib::Request& req) {
+  const json body = parse_object(req.body);
+  const ServedModel& model = state.models.sparse(optional_string(body, "model"));
+  SparseOptions options;
+  options.top_k = static_cast<std::size_t>(optional_int(body, "top_k", 1, 1 << 30).value_or(0));
+  if (const auto it = body.find("min_weight"); it != body.end() && !it->is_null()) {
+    if (!it->is_number() || !std::isfinite(it->get<double>()) || it->get<double>() < 0) {
+      throw HttpError(422, "`min_weight` must be a number at least 0", "min_weight");
+    }
+    options.min_weight = it->get<float>();
+  }
+  const bool tokens = optional_bool(body, "return_tokens").value_or(false);
+  std::vector<EncodedText> encoded = encode_inputs(state, body, model);
+  const std::vector<SparseVector> vectors =
+      model.embedding->embed_sparse(std::move(encoded), options, state.deadline(), ServerState::client_gone(req));
+  const Tokenizer& tokenizer = model.tokenizer();
+  std::function<std::string_view(std::uint32_t)> token;
+  if (tokens) token = [&](std::uint32_t id) { return tokenizer.id_to_token(id); };
+  std::string out = "[";
+  for (std::size_t i = 0; i < vectors.size(); ++i) {
+    if (i > 0) out += ",";
+    append_sparse_json(out, vectors[i].ids, vectors[i].weights, token);
   }
   out += "]";
   return out;
@@ -282,7 +319,8 @@ json info(ServerState& state, const httplib::Request& req) {
     const bool classifier = labels.size() > 1 && !model.reranker->reranker().is_llm_reranker();
     type = {{classifier ? "classifier" : "reranker", {{"id2label", id2label}, {"label2id", label2id}}}};
   } else {
-    type = {{"embedding", {{"pooling", pooling_name(i)}}}};
+    // Text Embeddings Inference names SPLADE pooling "splade".
+    type = {{"embedding", {{"pooling", model.is_sparse() ? std::string("splade") : pooling_name(i)}}}};
   }
   const SchedulerOptions& s = state.options.scheduling;
   return {{"model_id", model.name},
@@ -307,6 +345,10 @@ void add_tei_routes(httplib::Server& http, ServerState& state) {
   add_raw_route(http, state, "POST", "/embed", ApiStyle::kTei,
                 [&state](const httplib::Request& req, httplib::Response& res) {
                   res.set_content(embed(state, req), "application/json");
+                });
+  add_raw_route(http, state, "POST", "/embed_sparse", ApiStyle::kTei,
+                [&state](const httplib::Request& req, httplib::Response& res) {
+                  res.set_content(embed_sparse(state, req), "application/json");
                 });
   add_route(http, state, "POST", "/rerank", ApiStyle::kTei,
             [&state](const httplib::Request& req) { return rerank(state, req); });

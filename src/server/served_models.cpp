@@ -48,20 +48,24 @@ ServedModels::ServedModels(ModelRegistry& registry, const std::vector<std::strin
   }
 }
 
-const ServedModel& ServedModels::find(const std::optional<std::string>& name, bool reranker) const {
+const ServedModel& ServedModels::find(const std::optional<std::string>& name, Role role) const {
+  const auto role_of = [](const ServedModel& m) {
+    return m.is_reranker() ? Role::kReranker : m.is_sparse() ? Role::kSparse : Role::kEmbedding;
+  };
+  const auto described = [](Role r) {
+    return r == Role::kReranker ? "a reranker" : r == Role::kSparse ? "a sparse embedding model" : "an embedding model";
+  };
   if (!name || name->empty()) {
     for (const ServedModel& m : models_) {
-      if (m.is_reranker() == reranker) return m;
+      if (role_of(m) == role) return m;
     }
-    throw HttpError(404, std::string("no ") + (reranker ? "reranking" : "embedding") + " model is served", "model",
-                    "model_not_found");
+    const char* what = role == Role::kReranker ? "reranking" : role == Role::kSparse ? "sparse embedding" : "embedding";
+    throw HttpError(404, std::string("no ") + what + " model is served", "model", "model_not_found");
   }
   for (const ServedModel& m : models_) {
     if (m.name != *name) continue;
-    if (m.is_reranker() != reranker) {
-      throw HttpError(400,
-                      "the model `" + *name + "` is " + (m.is_reranker() ? "a reranker" : "an embedding model") +
-                          ", not " + (reranker ? "a reranker" : "an embedding model"),
+    if (role_of(m) != role) {
+      throw HttpError(400, "the model `" + *name + "` is " + described(role_of(m)) + ", not " + described(role),
                       "model", "model_kind_mismatch");
     }
     return m;
@@ -70,11 +74,15 @@ const ServedModel& ServedModels::find(const std::optional<std::string>& name, bo
 }
 
 const ServedModel& ServedModels::embedding(const std::optional<std::string>& name) const {
-  return find(name, false);
+  return find(name, Role::kEmbedding);
+}
+
+const ServedModel& ServedModels::sparse(const std::optional<std::string>& name) const {
+  return find(name, Role::kSparse);
 }
 
 const ServedModel& ServedModels::reranker(const std::optional<std::string>& name) const {
-  return find(name, true);
+  return find(name, Role::kReranker);
 }
 
 const ServedModel& ServedModels::any(const std::optional<std::string>& name) const {

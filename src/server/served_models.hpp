@@ -21,6 +21,7 @@ struct ServedModel {
   double load_seconds = 0;
 
   [[nodiscard]] bool is_reranker() const noexcept { return reranker != nullptr; }
+  [[nodiscard]] bool is_sparse() const noexcept { return kind == ModelKind::kSparseEmbedding; }
   [[nodiscard]] const ModelInfo& info() const;
   [[nodiscard]] const Tokenizer& tokenizer() const;
 };
@@ -41,6 +42,7 @@ class ServedModels {
   // The model `name`, or with no name the first model of the kind asked
   // for. HttpError 404 (or 400 for the other kind) otherwise.
   [[nodiscard]] const ServedModel& embedding(const std::optional<std::string>& name) const;
+  [[nodiscard]] const ServedModel& sparse(const std::optional<std::string>& name) const;
   [[nodiscard]] const ServedModel& reranker(const std::optional<std::string>& name) const;
   // Either kind (tokenize, decode, info).
   [[nodiscard]] const ServedModel& any(const std::optional<std::string>& name) const;
@@ -49,7 +51,8 @@ class ServedModels {
   void stop();
 
  private:
-  [[nodiscard]] const ServedModel& find(const std::optional<std::string>& name, bool reranker) const;
+  enum class Role { kEmbedding, kSparse, kReranker };
+  [[nodiscard]] const ServedModel& find(const std::optional<std::string>& name, Role role) const;
   std::vector<ServedModel> models_;
 };
 

@@ -10,14 +10,16 @@
  *   --source DIR    the repository root (default: $SIEVE_SOURCE_DIR, else ".")
  *   --fixtures DIR  fixture models (default: $SIEVE_FIXTURES_DIR, else
  *                   SOURCE/build/fixtures; made by tools/make_fixtures.py and
- *                   tools/make_cross_encoder.py)
+ *                   tools/make_cross_encoder.py). The sparse checks use
+ *                   FIXTURES/splade-tiny: skipped with a note without it,
+ *                   unless SIEVE_TEST_TIER is set (scripts/test.sh, CI)
  *   --fast          tiny fixture models only (for valgrind): the embedding and
  *                   reranking checks run on tiny-bert-tokens and
  *                   cross-encoder-tiny-3labels instead of all-MiniLM-L6-v2 and
  *                   cross-encoder-minilm-l6
  *   --loop N        only load, use and destroy models and tokenizers (with
- *                   their encodings, decoded strings and errors) N times, for
- *                   leak measurements
+ *                   their encodings, sparse vectors, decoded strings and
+ *                   errors) N times, for leak measurements
  *   --leak-on-purpose  only drop a status, a model and a tokenizer without
  *                   destroying them: shows that the leak checks (and their
  *                   suppressions) catch handles a caller forgets
@@ -451,6 +453,7 @@ static void test_null_handles(void) {
   sieve_model_list_destroy(NULL);
   sieve_index_destroy(NULL);
   sieve_search_results_destroy(NULL);
+  sieve_sparse_embeddings_destroy(NULL);
 
   /* Accessors without a status return neutral values. */
   CHECK(sieve_model_tokenizer(NULL) == NULL);
@@ -463,6 +466,7 @@ static void test_null_handles(void) {
   CHECK(sieve_encoding_offsets(NULL) == NULL);
   CHECK(sieve_model_list_size(NULL) == 0);
   CHECK(sieve_search_results_size(NULL) == 0);
+  CHECK(sieve_sparse_embeddings_count(NULL) == 0);
 }
 
 /* ---- Logging ----------------------------------------------------------------- */
@@ -1972,6 +1976,437 @@ static void test_registry_options(const config* cfg, const char* root) {
   sieve_registry_destroy(registry);
 }
 
+/* ---- Sparse embedding -------------------------------------------------------- */
+
+/* The sparse (SPLADE) fixture, FIXTURES/splade-tiny (exported from a real
+   model by the fixtures stage of scripts/test.sh). Where scripts/test.sh runs
+   (it sets SIEVE_TEST_TIER; CI runs it) a missing one fails; elsewhere the
+   sparse checks are skipped with a note. */
+static int sparse_fixture(const config* cfg, char* folder, size_t size, int quiet) {
+  const char* tier = getenv("SIEVE_TEST_TIER");
+  join(folder, size, cfg->fixtures, "splade-tiny");
+  if (exists(folder)) return 1;
+  if (tier != NULL && tier[0] != '\0') {
+    CHECK(!"the sparse fixture splade-tiny exists (SIEVE_TEST_TIER is set: scripts/test.sh makes it)");
+    fprintf(stderr, "  missing %s\n", folder);
+  } else if (!quiet) {
+    fprintf(stderr, "note: no %s (scripts/test.sh makes it): sparse embedding checks skipped\n", folder);
+  }
+  return 0;
+}
+
+typedef struct sparse_view {
+  const uint32_t* ids;
+  const float* weights;
+  size_t size;
+} sparse_view;
+
+static sparse_view sparse_get(const sieve_sparse_embeddings* list, size_t index) {
+  sparse_view v;
+  memset(&v, 0, sizeof v);
+  EXPECT_OK(sieve_sparse_embeddings_get(list, index, &v.ids, &v.weights, &v.size));
+  return v;
+}
+
+/* The vectors of `count` texts, or NULL (a failed check). */
+static sieve_sparse_embeddings* embed_sparse(const sieve_model* model, const sieve_text* texts, size_t count,
+                                             const sieve_sparse_options* options) {
+  sieve_sparse_embeddings* list = NULL;
+  if (!EXPECT_OK(sieve_embed_sparse(model, texts, count, options, &list))) return NULL;
+  if (!CHECK(list != NULL && sieve_sparse_embeddings_count(list) == count)) {
+    sieve_sparse_embeddings_destroy(list);
+    return NULL;
+  }
+  return list;
+}
+
+/* Ids strictly ascending and below the vocabulary size, weights finite and
+   above `floor`; NULL arrays for an empty vector. */
+static int sparse_well_formed(sparse_view v, size_t vocabulary, float floor) {
+  size_t i;
+  if (v.size == 0) return v.ids == NULL && v.weights == NULL;
+  if (v.ids == NULL || v.weights == NULL) return 0;
+  for (i = 0; i < v.size; ++i) {
+    if (v.ids[i] >= vocabulary || (i > 0 && v.ids[i] <= v.ids[i - 1])) return 0;
+    if (!isfinite(v.weights[i]) || !(v.weights[i] > floor)) return 0;
+  }
+  return 1;
+}
+
+static int sparse_identical(sparse_view a, sparse_view b) {
+  return a.size == b.size && (a.size == 0 || (memcmp(a.ids, b.ids, a.size * sizeof *a.ids) == 0 &&
+                                              memcmp(a.weights, b.weights, a.size * sizeof *a.weights) == 0));
+}
+
+/* The weight of `id` in v, 0 when absent. */
+static float sparse_weight(sparse_view v, uint32_t id) {
+  size_t i;
+  for (i = 0; i < v.size; ++i) {
+    if (v.ids[i] == id) return v.weights[i];
+  }
+  return 0.0f;
+}
+
+/* The same vector up to float noise (padding to another batch length): every
+   weight within `tolerance` of the other's (0 where absent). */
+static int sparse_close(sparse_view a, sparse_view b, float tolerance) {
+  size_t i;
+  for (i = 0; i < a.size; ++i) {
+    if (!(fabsf(a.weights[i] - sparse_weight(b, a.ids[i])) <= tolerance)) return 0;
+  }
+  for (i = 0; i < b.size; ++i) {
+    if (!(fabsf(b.weights[i] - sparse_weight(a, b.ids[i])) <= tolerance)) return 0;
+  }
+  return 1;
+}
+
+/* Whether `pruned` is `full` pruned as the header says: the weights above
+   min_weight, then the top_k largest of them (ties: the smaller id), by id. */
+static int sparse_pruned(sparse_view full, sparse_view pruned, size_t top_k, float min_weight) {
+  size_t i, kept = 0, above = 0;
+  for (i = 0; i < full.size; ++i) above += full.weights[i] > min_weight;
+  if (pruned.size != (top_k == 0 || above < top_k ? above : top_k)) return 0;
+  for (i = 0; i < full.size; ++i) {
+    /* Entry i is kept when fewer than top_k others beat it. */
+    size_t j, better = 0;
+    int keep = full.weights[i] > min_weight;
+    for (j = 0; keep && top_k != 0 && j < full.size; ++j) {
+      better += full.weights[j] > min_weight && (full.weights[j] > full.weights[i] ||
+                                                 (full.weights[j] == full.weights[i] && full.ids[j] < full.ids[i]));
+    }
+    if (top_k != 0 && better >= top_k) keep = 0;
+    if (!keep) continue;
+    if (kept >= pruned.size || pruned.ids[kept] != full.ids[i] || pruned.weights[kept] != full.weights[i]) return 0;
+    ++kept;
+  }
+  return kept == pruned.size;
+}
+
+static void test_sparse_options_init(void) {
+  sieve_sparse_options o;
+  struct {
+    sieve_sparse_options known;
+    uint64_t future_field;
+  } newer;
+  memset(&o, 0xA5, sizeof o);
+  sieve_sparse_options_init(&o, sizeof o);
+  CHECK(o.struct_size == sizeof o && o.top_k == 0 && o.min_weight == 0.0f);
+  /* An older caller's size: nothing past it is written. */
+  memset(&o, SENTINEL_BYTE, sizeof o);
+  sieve_sparse_options_init(&o, offsetof(sieve_sparse_options, min_weight));
+  CHECK(o.struct_size == offsetof(sieve_sparse_options, min_weight) && o.top_k == 0);
+  CHECK(untouched((char*)&o + offsetof(sieve_sparse_options, min_weight),
+                  sizeof o - offsetof(sieve_sparse_options, min_weight)));
+  /* A newer caller's size: the unknown tail is zeroed. */
+  memset(&newer, SENTINEL_BYTE, sizeof newer);
+  sieve_sparse_options_init(&newer.known, sizeof newer);
+  CHECK(newer.known.struct_size == sizeof newer && newer.future_field == 0 && newer.known.top_k == 0);
+  memset(&o, SENTINEL_BYTE, sizeof o);
+  sieve_sparse_options_init(&o, 0);
+  sieve_sparse_options_init(&o, sizeof(size_t) - 1);
+  CHECK(untouched(&o, sizeof o));
+  sieve_sparse_options_init(NULL, sizeof o);
+}
+
+/* What a sparse model's kind allows and refuses, loading included. */
+static void test_sparse_kinds(const config* cfg, const char* folder, const sieve_model* sparse,
+                              const sieve_model* embedder, const sieve_model* reranker) {
+  sieve_model_options options;
+  sieve_model* model = NULL;
+  sieve_sparse_embeddings* list = NULL;
+  sieve_text texts[SENTENCE_COUNT];
+  float out[64], scores[2];
+  size_t floats = 0, count = 0;
+  char tiny[PATH_MAX];
+  sieve_status* status;
+
+  sentence_texts(texts);
+  join(tiny, sizeof tiny, cfg->fixtures, "tiny-bert-tokens");
+  /* Loading with a kind: only SPARSE (or AUTO) loads a SPLADE folder, and
+     SPARSE loads nothing else. */
+  sieve_model_options_init(&options, sizeof options);
+  options.kind = SIEVE_KIND_SPARSE;
+  if (EXPECT_OK(sieve_model_load(folder, &options, &model))) CHECK(model_info(model).kind == SIEVE_KIND_SPARSE);
+  sieve_model_destroy(model);
+  model = NULL;
+  options.kind = SIEVE_KIND_EMBEDDING;
+  status = EXPECT_KEEP(sieve_model_load(folder, &options, &model), SIEVE_WRONG_KIND);
+  CHECK(strstr(sieve_status_message(status), "sparse") != NULL);
+  sieve_status_destroy(status);
+  options.kind = SIEVE_KIND_RERANKER;
+  EXPECT_CODE(sieve_model_load(folder, &options, &model), SIEVE_WRONG_KIND);
+  options.kind = SIEVE_KIND_SPARSE;
+  status = EXPECT_KEEP(sieve_model_load(tiny, &options, &model), SIEVE_WRONG_KIND);
+  CHECK(strstr(sieve_status_message(status), "dense embedding model") != NULL);
+  sieve_status_destroy(status);
+  EXPECT_CODE(sieve_model_load(cfg->reranker, &options, &model), SIEVE_WRONG_KIND);
+  CHECK(model == NULL);
+
+  /* Options a sparse model cannot honour. */
+  sieve_model_options_init(&options, sizeof options);
+  options.pooling = "mean";
+  EXPECT_CODE(sieve_model_load(folder, &options, &model), SIEVE_INVALID_ARGUMENT);
+  sieve_model_options_init(&options, sizeof options);
+  options.dimensions = 8;
+  EXPECT_CODE(sieve_model_load(folder, &options, &model), SIEVE_INVALID_ARGUMENT);
+  sieve_model_options_init(&options, sizeof options);
+  options.normalize = 1;
+  EXPECT_CODE(sieve_model_load(folder, &options, &model), SIEVE_INVALID_ARGUMENT);
+  options.normalize = 0;
+  if (EXPECT_OK(sieve_model_load(folder, &options, &model))) CHECK(model_info(model).normalize == 0);
+  sieve_model_destroy(model);
+
+  /* Dense calls on the sparse model name the call to use. */
+  status = EXPECT_KEEP(sieve_embed(sparse, texts, 1, out, 64), SIEVE_WRONG_KIND);
+  CHECK(strstr(sieve_status_message(status), "sieve_embed_sparse") != NULL);
+  sieve_status_destroy(status);
+  status = EXPECT_KEEP(sieve_embed_size(sparse, 1, &floats), SIEVE_WRONG_KIND);
+  CHECK(strstr(sieve_status_message(status), "sieve_embed_sparse") != NULL);
+  sieve_status_destroy(status);
+  EXPECT_CODE(sieve_score(sparse, texts[0], texts, 2, scores, 2), SIEVE_WRONG_KIND);
+  EXPECT_CODE(sieve_rerank(sparse, texts[0], texts, 2, 0, NULL, 0, &count), SIEVE_WRONG_KIND);
+  EXPECT_CODE(sieve_classify(sparse, texts, NULL, 1, 0, out, 64), SIEVE_WRONG_KIND);
+  /* And sparse calls on the other kinds. */
+  status = EXPECT_KEEP(sieve_embed_sparse(embedder, texts, 1, NULL, &list), SIEVE_WRONG_KIND);
+  CHECK(strstr(sieve_status_message(status), "sieve_embed") != NULL);
+  sieve_status_destroy(status);
+  EXPECT_CODE(sieve_embed_sparse(reranker, texts, 1, NULL, &list), SIEVE_WRONG_KIND);
+  CHECK(list == NULL);
+  /* The model's tokenizer works as any model's. */
+  if (CHECK(sieve_model_tokenizer(sparse) != NULL)) {
+    sieve_encoding* encoding = NULL;
+    if (EXPECT_OK(sieve_tokenize(sieve_model_tokenizer(sparse), texts[0], NULL, 1, &encoding))) {
+      CHECK(sieve_encoding_size(encoding) > 2);
+    }
+    sieve_encoding_destroy(encoding);
+  }
+}
+
+static void test_sparse_errors(const sieve_model* sparse, size_t vocabulary) {
+  sieve_sparse_embeddings* list = NULL;
+  sieve_sparse_options options;
+  sieve_text texts[SENTENCE_COUNT], bad[4];
+  sieve_status* status;
+  sparse_view v;
+  struct {
+    sieve_sparse_options known;
+    uint64_t future_field;
+  } newer;
+
+  sentence_texts(texts);
+  EXPECT_CODE(sieve_embed_sparse(NULL, texts, 1, NULL, &list), SIEVE_INVALID_ARGUMENT);
+  EXPECT_CODE(sieve_embed_sparse(sparse, texts, 1, NULL, NULL), SIEVE_INVALID_ARGUMENT);
+  EXPECT_CODE(sieve_embed_sparse(sparse, NULL, 1, NULL, &list), SIEVE_INVALID_ARGUMENT);
+  bad[0] = cstr("fine");
+  bad[1] = make_text(NULL, 3);
+  EXPECT_CODE(sieve_embed_sparse(sparse, bad, 2, NULL, &list), SIEVE_INVALID_ARGUMENT);
+  CHECK(list == NULL);
+
+  /* Options out of range: a negative or NaN floor, an uninitialized struct,
+     a newer header's field set. */
+  sieve_sparse_options_init(&options, sizeof options);
+  options.min_weight = -0.5f;
+  EXPECT_CODE(sieve_embed_sparse(sparse, texts, 1, &options, &list), SIEVE_INVALID_ARGUMENT);
+  options.min_weight = (float)NAN;
+  EXPECT_CODE(sieve_embed_sparse(sparse, texts, 1, &options, &list), SIEVE_INVALID_ARGUMENT);
+  sieve_sparse_options_init(&options, sizeof options);
+  options.struct_size = 0;
+  EXPECT_CODE(sieve_embed_sparse(sparse, texts, 1, &options, &list), SIEVE_INVALID_ARGUMENT);
+  sieve_sparse_options_init(&newer.known, sizeof newer);
+  newer.future_field = 1;
+  EXPECT_CODE(sieve_embed_sparse(sparse, texts, 1, &newer.known, &list), SIEVE_INVALID_ARGUMENT);
+  CHECK(list == NULL);
+  newer.future_field = 0;
+  if (EXPECT_OK(sieve_embed_sparse(sparse, texts, 1, &newer.known, &list))) {
+    CHECK(sieve_sparse_embeddings_count(list) == 1);
+  }
+  sieve_sparse_embeddings_destroy(list);
+  list = NULL;
+
+  /* count 0: an empty list, texts or not. */
+  if (EXPECT_OK(sieve_embed_sparse(sparse, NULL, 0, NULL, &list))) {
+    CHECK(list != NULL && sieve_sparse_embeddings_count(list) == 0);
+    EXPECT_CODE(sieve_sparse_embeddings_get(list, 0, &v.ids, &v.weights, &v.size), SIEVE_INVALID_ARGUMENT);
+  }
+  sieve_sparse_embeddings_destroy(list);
+  list = NULL;
+  if (EXPECT_OK(sieve_embed_sparse(sparse, texts, 0, NULL, &list))) CHECK(sieve_sparse_embeddings_count(list) == 0);
+  sieve_sparse_embeddings_destroy(list);
+  list = NULL;
+
+  /* Invalid UTF-8: the first bad text's index, and no list. */
+  bad[0] = cstr("valid");
+  bad[1] = cstr("also valid");
+  bad[2] = TEXT_LIT("broken \xff byte");
+  bad[3] = TEXT_LIT("ends inside a character \xe2\x82");
+  status = EXPECT_KEEP(sieve_embed_sparse(sparse, bad, 4, NULL, &list), SIEVE_INVALID_INPUT);
+  CHECK(sieve_status_input_index(status) == 2);
+  sieve_status_destroy(status);
+  CHECK(list == NULL);
+
+  /* Getting a vector: every parameter is checked. */
+  list = embed_sparse(sparse, texts, 2, NULL);
+  if (list != NULL) {
+    EXPECT_CODE(sieve_sparse_embeddings_get(NULL, 0, &v.ids, &v.weights, &v.size), SIEVE_INVALID_ARGUMENT);
+    EXPECT_CODE(sieve_sparse_embeddings_get(list, 2, &v.ids, &v.weights, &v.size), SIEVE_INVALID_ARGUMENT);
+    EXPECT_CODE(sieve_sparse_embeddings_get(list, SIZE_MAX, &v.ids, &v.weights, &v.size), SIEVE_INVALID_ARGUMENT);
+    EXPECT_CODE(sieve_sparse_embeddings_get(list, 0, NULL, &v.weights, &v.size), SIEVE_INVALID_ARGUMENT);
+    EXPECT_CODE(sieve_sparse_embeddings_get(list, 0, &v.ids, NULL, &v.size), SIEVE_INVALID_ARGUMENT);
+    EXPECT_CODE(sieve_sparse_embeddings_get(list, 0, &v.ids, &v.weights, NULL), SIEVE_INVALID_ARGUMENT);
+    CHECK(sparse_well_formed(sparse_get(list, 1), vocabulary, 0.0f));
+  }
+  sieve_sparse_embeddings_destroy(list);
+}
+
+static void test_sparse_vectors(const sieve_model* sparse, size_t vocabulary) {
+  sieve_text texts[SENTENCE_COUNT];
+  sieve_sparse_embeddings *batch, *again, *single, *pruned;
+  sieve_sparse_options options;
+  static const size_t kTopK[] = {1, 2, 5, 17, 100000};
+  size_t i, k;
+
+  sentence_texts(texts);
+  batch = embed_sparse(sparse, texts, SENTENCE_COUNT, NULL);
+  if (batch == NULL) return;
+  for (i = 0; i < SENTENCE_COUNT; ++i) {
+    const sparse_view v = sparse_get(batch, i);
+    if (!CHECK(sparse_well_formed(v, vocabulary, 0.0f) && v.size > 0)) {
+      fprintf(stderr, "  text %lu: %lu entries\n", (unsigned long)i, (unsigned long)v.size);
+    }
+    /* Each text alone is its row of the batch, up to padding's float noise. */
+    single = embed_sparse(sparse, &texts[i], 1, NULL);
+    if (single != NULL && !CHECK(sparse_close(sparse_get(single, 0), v, 1e-4f))) {
+      fprintf(stderr, "  text %lu differs alone and in the batch\n", (unsigned long)i);
+    }
+    sieve_sparse_embeddings_destroy(single);
+  }
+  /* Different texts, different vectors; the same texts, the same bits. */
+  CHECK(!sparse_close(sparse_get(batch, 0), sparse_get(batch, 2), 1e-3f));
+  again = embed_sparse(sparse, texts, SENTENCE_COUNT, NULL);
+  if (again != NULL) {
+    for (i = 0; i < SENTENCE_COUNT; ++i) CHECK(sparse_identical(sparse_get(again, i), sparse_get(batch, i)));
+  }
+  sieve_sparse_embeddings_destroy(again);
+
+  /* NULL options are the defaults. */
+  sieve_sparse_options_init(&options, sizeof options);
+  again = embed_sparse(sparse, texts, SENTENCE_COUNT, &options);
+  if (again != NULL) {
+    for (i = 0; i < SENTENCE_COUNT; ++i) CHECK(sparse_identical(sparse_get(again, i), sparse_get(batch, i)));
+  }
+  sieve_sparse_embeddings_destroy(again);
+
+  /* top_k, min_weight and both: the full vectors pruned as the header says. */
+  for (k = 0; k < sizeof kTopK / sizeof kTopK[0]; ++k) {
+    sieve_sparse_options_init(&options, sizeof options);
+    options.top_k = kTopK[k];
+    pruned = embed_sparse(sparse, texts, SENTENCE_COUNT, &options);
+    for (i = 0; pruned != NULL && i < SENTENCE_COUNT; ++i) {
+      if (!CHECK(sparse_pruned(sparse_get(batch, i), sparse_get(pruned, i), kTopK[k], 0.0f))) {
+        fprintf(stderr, "  top_k %lu, text %lu\n", (unsigned long)kTopK[k], (unsigned long)i);
+      }
+    }
+    sieve_sparse_embeddings_destroy(pruned);
+  }
+  {
+    /* A floor in the middle of the first text's weights: exactly the weights
+       above it stay; with top_k, the largest of those. */
+    const sparse_view first = sparse_get(batch, 0);
+    const float floor = first.size > 0 ? first.weights[first.size / 2] : 0.5f;
+    sieve_sparse_options_init(&options, sizeof options);
+    options.min_weight = floor;
+    pruned = embed_sparse(sparse, texts, SENTENCE_COUNT, &options);
+    for (i = 0; pruned != NULL && i < SENTENCE_COUNT; ++i) {
+      CHECK(sparse_pruned(sparse_get(batch, i), sparse_get(pruned, i), 0, floor));
+      CHECK(sparse_well_formed(sparse_get(pruned, i), vocabulary, floor));
+    }
+    sieve_sparse_embeddings_destroy(pruned);
+    options.top_k = 3;
+    pruned = embed_sparse(sparse, texts, SENTENCE_COUNT, &options);
+    for (i = 0; pruned != NULL && i < SENTENCE_COUNT; ++i) {
+      CHECK(sparse_pruned(sparse_get(batch, i), sparse_get(pruned, i), 3, floor));
+    }
+    sieve_sparse_embeddings_destroy(pruned);
+    /* An older caller's options without min_weight: it is not read. */
+    options.struct_size = offsetof(sieve_sparse_options, min_weight);
+    pruned = embed_sparse(sparse, texts, SENTENCE_COUNT, &options);
+    for (i = 0; pruned != NULL && i < SENTENCE_COUNT; ++i) {
+      CHECK(sparse_pruned(sparse_get(batch, i), sparse_get(pruned, i), 3, 0.0f));
+    }
+    sieve_sparse_embeddings_destroy(pruned);
+  }
+  /* A floor above every weight: empty vectors, NULL arrays. */
+  sieve_sparse_options_init(&options, sizeof options);
+  options.min_weight = 1e30f;
+  pruned = embed_sparse(sparse, texts, SENTENCE_COUNT, &options);
+  for (i = 0; pruned != NULL && i < SENTENCE_COUNT; ++i) {
+    const sparse_view v = sparse_get(pruned, i);
+    CHECK(v.size == 0 && v.ids == NULL && v.weights == NULL);
+  }
+  sieve_sparse_embeddings_destroy(pruned);
+  sieve_sparse_embeddings_destroy(batch);
+}
+
+/* The registry lists a SPLADE folder as SPARSE and hands out the same model. */
+static void test_sparse_registry(const config* cfg, const char* folder, const sieve_model* sparse) {
+  char root[PATH_MAX], to[PATH_MAX];
+  const sieve_model_info info = model_info(sparse);
+  sieve_registry* registry = NULL;
+  sieve_model_list* list = NULL;
+  sieve_model* model = NULL;
+  sieve_text texts[SENTENCE_COUNT];
+  sentence_texts(texts);
+  join(root, sizeof root, cfg->tmp, "sparse-models");
+  join(to, sizeof to, root, "splade");
+  if (!CHECK(mkdir(root, 0755) == 0 && link_folder(folder, to))) return;
+  if (!EXPECT_OK(sieve_registry_open(root, NULL, &registry))) return;
+  if (EXPECT_OK(sieve_registry_list(registry, &list)) && CHECK(sieve_model_list_size(list) == 1)) {
+    const sieve_registry_entry entry = list_entry(list, 0);
+    CHECK(entry.kind == SIEVE_KIND_SPARSE && entry.error != NULL && entry.error[0] == '\0');
+    CHECK(entry.dimension == info.dimension && entry.max_length == info.max_length);
+  }
+  sieve_model_list_destroy(list);
+  if (EXPECT_OK(sieve_registry_get(registry, "splade", &model))) {
+    sieve_sparse_embeddings *got, *want;
+    const sieve_model_info got_info = model_info(model);
+    CHECK(got_info.kind == SIEVE_KIND_SPARSE && got_info.dimension == info.dimension);
+    CHECK(strcmp(got_info.pooling, info.pooling) == 0);
+    got = embed_sparse(model, texts, SENTENCE_COUNT, NULL);
+    want = embed_sparse(sparse, texts, SENTENCE_COUNT, NULL);
+    if (got != NULL && want != NULL) {
+      size_t i;
+      for (i = 0; i < SENTENCE_COUNT; ++i) CHECK(sparse_identical(sparse_get(got, i), sparse_get(want, i)));
+    }
+    sieve_sparse_embeddings_destroy(got);
+    sieve_sparse_embeddings_destroy(want);
+  }
+  sieve_model_destroy(model);
+  sieve_registry_destroy(registry);
+}
+
+static void test_sparse(const config* cfg, const sieve_model* embedder, const sieve_model* reranker) {
+  char folder[PATH_MAX];
+  sieve_model* sparse;
+  sieve_model_info info;
+  if (!sparse_fixture(cfg, folder, sizeof folder, 0)) return;
+  sparse = load_model(folder, NULL);
+  if (sparse == NULL) return;
+  info = model_info(sparse);
+  CHECK(info.kind == SIEVE_KIND_SPARSE);
+  /* A vocabulary: BERT's 30,522, or more for other tokenizers. */
+  CHECK(info.dimension >= 1000);
+  CHECK(info.max_length > 0 && info.normalize == 0);
+  CHECK(info.pooling != NULL && (strcmp(info.pooling, "splade max") == 0 || strcmp(info.pooling, "splade sum") == 0 ||
+                                 strcmp(info.pooling, "model") == 0));
+  CHECK(info.providers != NULL && strcmp(info.providers, "cpu") == 0);
+  CHECK(same_file(info.folder, folder));
+  test_sparse_kinds(cfg, folder, sparse, embedder, reranker);
+  test_sparse_errors(sparse, info.dimension);
+  test_sparse_vectors(sparse, info.dimension);
+  test_sparse_registry(cfg, folder, sparse);
+  sieve_model_destroy(sparse);
+}
+
 /* ---- Threads --------------------------------------------------------------- */
 
 struct worker {
@@ -2472,6 +2907,8 @@ static void run_loop(const config* cfg, long rounds) {
   const sieve_text text = cstr("a short text to embed");
   search_setup setup;
   const int searching = make_search_index(cfg, &setup);
+  char sparse_folder[PATH_MAX];
+  const int sparse = sparse_fixture(cfg, sparse_folder, sizeof sparse_folder, 1);
   long round;
   join(embedder, sizeof embedder, cfg->fixtures, "tiny-bert-tokens");
   join(tokenizer_file, sizeof tokenizer_file, embedder, "tokenizer.json");
@@ -2500,6 +2937,23 @@ static void run_loop(const config* cfg, long rounds) {
     }
     sieve_encoding_destroy(encoding);
     sieve_tokenizer_destroy(tokenizer);
+
+    if (sparse && EXPECT_OK(sieve_model_load(sparse_folder, NULL, &model))) {
+      sieve_sparse_embeddings* vectors = NULL;
+      sieve_sparse_options options;
+      sieve_sparse_options_init(&options, sizeof options);
+      options.top_k = 8;
+      if (EXPECT_OK(sieve_embed_sparse(model, &text, 1, &options, &vectors))) {
+        const uint32_t* ids = NULL;
+        const float* weights = NULL;
+        size_t size = 0;
+        EXPECT_OK(sieve_sparse_embeddings_get(vectors, 0, &ids, &weights, &size));
+      }
+      sieve_sparse_embeddings_destroy(vectors);
+      EXPECT_CODE(sieve_embed(model, &text, 1, out, sizeof out / sizeof out[0]), SIEVE_WRONG_KIND);
+      sieve_model_destroy(model);
+      model = NULL;
+    }
 
     if (searching) {
       sieve_index* index = NULL;
@@ -2656,6 +3110,7 @@ int main(int argc, char** argv) {
     test_status();
     test_null_handles();
     test_options_init();
+    test_sparse_options_init();
     test_shared_thread_pool(root); /* before any other model is loaded */
     test_log_level(&cfg);
     test_load_errors(&cfg);
@@ -2671,6 +3126,7 @@ int main(int argc, char** argv) {
       test_reranking(reranker, embedder);
       test_tokenizer(&cfg, embedder);
       test_threads(embedder, reranker);
+      test_sparse(&cfg, embedder, reranker);
     }
     sieve_model_destroy(embedder);
     sieve_model_destroy(reranker);

@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -128,3 +129,29 @@ def pytest_terminal_summary(terminalreporter) -> None:
         terminalreporter.section("tokenizer parity with Hugging Face")
         for line in _PARITY_LINES:
             terminalreporter.write_line(line)
+
+
+# ---- SPLADE-tiny: a real sparse encoder, exported with `sieve-export export --task sparse`
+
+class SpladeTiny(NamedTuple):
+    folder: Path      # the exported Sieve model folder (model.onnx, output sparse_embedding [batch, 30522])
+    reference: Path   # tools/make_sparse_reference.py's JSON: SparseEncoder.encode of the PyTorch original
+
+
+FIXTURES_DIR = Path(os.environ.get("SIEVE_FIXTURES_DIR", ROOT / "build" / "fixtures"))
+
+
+@pytest.fixture(scope="session")
+def splade_tiny() -> SpladeTiny:
+    """SPLADE-tiny-msmarco exported with --task sparse, and its sentence-transformers
+    reference: SIEVE_FIXTURES_DIR/splade-tiny, which scripts/test.sh's fixture
+    stage makes with tools/make_splade_fixture.py (made here too when missing)."""
+    python = ROOT / ".venv-export" / "bin" / "python"
+    if not python.is_file():
+        pytest.fail(".venv-export is missing: run `bash scripts/setup_export_env.sh` first")
+    done = subprocess.run([str(python), str(ROOT / "tools" / "make_splade_fixture.py"), "--out", str(FIXTURES_DIR)],
+                          capture_output=True, text=True, timeout=1200)
+    if done.returncode != 0:
+        pytest.fail(f"tools/make_splade_fixture.py failed:\n{done.stdout}{done.stderr}")
+    folder = FIXTURES_DIR / "splade-tiny"
+    return SpladeTiny(folder, folder / "reference.json")

@@ -35,7 +35,10 @@ import make_cross_encoder  # noqa: E402  (tools/ on the path just above)
 
 EMBEDDERS = ["tiny-bert-tokens", "tiny-bert-pooled", "tiny-bert-cls", "tiny-bert-max"]
 RERANKERS = ["cross-encoder-minilm-l6", "cross-encoder-tiny-3labels"]
-KIND_NAMES = {1: "embedding", 2: "reranker"}
+KIND_NAMES = {1: "embedding", 2: "reranker", 3: "sparse embedding"}
+# A sparse (SPLADE) model exported from a real one by scripts/test.sh's fixtures stage, with
+# sentence-transformers' vectors for some texts in its reference.json.
+SPLADE = FIXTURES / "splade-tiny"
 
 
 # ---- ctypes mirror of sieve.h ---------------------------------------------------
@@ -62,6 +65,10 @@ class RerankResult(ctypes.Structure):
     _fields_ = [("index", c_size_t), ("score", c_float)]
 
 
+class SparseOptions(ctypes.Structure):
+    _fields_ = [("struct_size", c_size_t), ("top_k", c_size_t), ("min_weight", c_float)]
+
+
 class RegistryEntry(ctypes.Structure):
     _fields_ = [("struct_size", c_size_t), ("name", c_char_p), ("kind", c_int), ("dimension", c_size_t),
                 ("max_length", c_size_t), ("loaded", c_int32), ("providers", c_char_p), ("error", c_char_p)]
@@ -79,6 +86,14 @@ SIGNATURES = {
     "sieve_model_destroy": (None, [c_void_p]),
     "sieve_model_get_info": (c_void_p, [c_void_p, POINTER(ModelInfo)]),
     "sieve_embed": (c_void_p, [c_void_p, POINTER(Text), c_size_t, POINTER(c_float), c_size_t]),
+    "sieve_embed_size": (c_void_p, [c_void_p, c_size_t, POINTER(c_size_t)]),
+    "sieve_sparse_options_init": (None, [POINTER(SparseOptions), c_size_t]),
+    "sieve_embed_sparse": (c_void_p, [c_void_p, POINTER(Text), c_size_t, POINTER(SparseOptions),
+                                      POINTER(c_void_p)]),
+    "sieve_sparse_embeddings_count": (c_size_t, [c_void_p]),
+    "sieve_sparse_embeddings_get": (c_void_p, [c_void_p, c_size_t, POINTER(POINTER(c_uint32)),
+                                               POINTER(POINTER(c_float)), POINTER(c_size_t)]),
+    "sieve_sparse_embeddings_destroy": (None, [c_void_p]),
     "sieve_score": (c_void_p, [c_void_p, Text, POINTER(Text), c_size_t, POINTER(c_float), c_size_t]),
     "sieve_rerank": (c_void_p, [c_void_p, Text, POINTER(Text), c_size_t, c_size_t, POINTER(RerankResult), c_size_t,
                                 POINTER(c_size_t)]),
@@ -163,6 +178,32 @@ class Sieve:
         array = texts_array(texts)
         self.check(self.lib.sieve_embed(model, array, len(texts), out.ctypes.data_as(POINTER(c_float)), out.size))
         return out
+
+    def embed_sparse(self, model, texts: list[bytes] | None, top_k: int = 0, min_weight: float = 0.0,
+                     options: bool = True) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Each text's (ids, weights); texts None passes NULL, options False NULL options."""
+        opts = SparseOptions()
+        self.lib.sieve_sparse_options_init(byref(opts), ctypes.sizeof(opts))
+        opts.top_k, opts.min_weight = top_k, min_weight
+        count = 0 if texts is None else len(texts)
+        array = texts_array(texts) if texts is not None else None
+        listing = c_void_p()
+        self.check(self.lib.sieve_embed_sparse(model, array, count, byref(opts) if options else None, byref(listing)))
+        try:
+            assert self.lib.sieve_sparse_embeddings_count(listing) == count
+            vectors = []
+            for i in range(count):
+                ids, weights, size = POINTER(c_uint32)(), POINTER(c_float)(), c_size_t()
+                self.check(self.lib.sieve_sparse_embeddings_get(listing, i, byref(ids), byref(weights), byref(size)))
+                if size.value == 0:
+                    assert not ids and not weights, "an empty vector's arrays are NULL"
+                    vectors.append((np.zeros(0, np.uint32), np.zeros(0, np.float32)))
+                else:
+                    vectors.append((np.ctypeslib.as_array(ids, (size.value,)).copy(),
+                                    np.ctypeslib.as_array(weights, (size.value,)).copy()))
+            return vectors
+        finally:
+            self.lib.sieve_sparse_embeddings_destroy(listing)
 
     def score(self, model, query: bytes, documents: list[bytes]) -> np.ndarray:
         out = np.empty(len(documents), dtype=np.float32)
@@ -305,6 +346,148 @@ def test_embed_matches_sentence_transformers(sieve, models):
     cosine = (got * want).sum(1) / np.linalg.norm(got, axis=1) / np.linalg.norm(want, axis=1)
     assert cosine.min() >= 0.9999
     assert np.abs(got - want).max() <= 1e-4
+
+
+# ---- sparse embedding -------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def splade() -> Path:
+    """The sparse fixture: required where scripts/test.sh runs (it sets SIEVE_TEST_TIER, and CI runs
+    it), else the sparse tests skip without it."""
+    if not SPLADE.is_dir():
+        if os.environ.get("SIEVE_TEST_TIER"):
+            pytest.fail(f"{SPLADE} missing: scripts/test.sh's fixtures stage exports it (sieve-export --task sparse)")
+        pytest.skip(f"{SPLADE} missing (scripts/test.sh's fixtures stage exports it)")
+    return SPLADE
+
+
+def read_sparse_reference(folder: Path) -> tuple[list[str], list[tuple[np.ndarray, np.ndarray]]]:
+    """tools/make_sparse_reference.py's reference.json: the texts and, per text, sentence-transformers'
+    token ids of the non-zero weights (ascending) and the weights."""
+    entries = json.loads((folder / "reference.json").read_text(encoding="utf-8"))["texts"]
+    assert entries, "an empty reference"
+    return [e["text"] for e in entries], [(np.array(e["indices"], dtype=np.int64),
+                                           np.array(e["values"], dtype=np.float32)) for e in entries]
+
+
+def assert_well_formed(ids: np.ndarray, weights: np.ndarray, vocabulary: int, floor: float = 0.0) -> None:
+    assert ids.dtype == np.uint32 and weights.dtype == np.float32 and ids.shape == weights.shape
+    assert np.all(np.diff(ids.astype(np.int64)) > 0), "ids strictly ascending"
+    assert ids.size == 0 or int(ids[-1]) < vocabulary
+    assert np.all(np.isfinite(weights)) and np.all(weights > floor)
+
+
+def dense(ids: np.ndarray, weights: np.ndarray, vocabulary: int) -> np.ndarray:
+    out = np.zeros(vocabulary, dtype=np.float32)
+    out[ids.astype(np.int64)] = weights
+    return out
+
+
+def pruned(ids: np.ndarray, weights: np.ndarray, top_k: int, min_weight: float) -> tuple[np.ndarray, np.ndarray]:
+    """The header's pruning: the weights above min_weight, then the top_k largest (ties: the smaller id), by id."""
+    keep = weights > np.float32(min_weight)
+    ids, weights = ids[keep], weights[keep]
+    if top_k and ids.size > top_k:
+        order = np.lexsort((ids, -weights))[:top_k]  # by weight descending, then id ascending
+        order.sort()
+        ids, weights = ids[order], weights[order]
+    return ids, weights
+
+
+def test_sparse_info_equals_sieve_info(sieve, models, splade):
+    info = sieve.info(models(splade))
+    want = json.loads(run_sieve("info", "--model", str(splade), "--json").stdout)
+    assert info.kind == 3 and KIND_NAMES[info.kind] == want["kind"]  # SIEVE_KIND_SPARSE
+    assert info.dimension == want["dimension"] and info.dimension >= 1000  # the vocabulary
+    assert info.max_length == want["max_length"]
+    assert info.normalize == 0 and not want["normalize"]
+    assert info.pooling.decode() == want["pooling"] and want["pooling"] in ("splade max", "splade sum", "model")
+    assert Path(info.folder.decode()).resolve() == splade.resolve()
+    # Loading with the kind asked for: only SPARSE (or AUTO) takes a SPLADE folder, and SPARSE nothing else.
+    assert sieve.info(models(splade, kind=3)).kind == 3
+    for folder, kind in ((splade, 1), (splade, 2), (FIXTURES / "tiny-bert-tokens", 3),
+                         (FIXTURES / "cross-encoder-tiny-3labels", 3)):
+        with pytest.raises(SieveError) as error:
+            models(folder, kind=kind)
+        assert error.value.code == 7, (folder, kind)  # SIEVE_WRONG_KIND
+
+
+def test_embed_sparse_matches_sentence_transformers(sieve, models, splade):
+    texts, want = read_sparse_reference(splade)
+    model = models(splade)
+    vocabulary = sieve.info(model).dimension
+    got = sieve.embed_sparse(model, [t.encode() for t in texts])
+    for text, (ids, weights), (want_ids, want_weights) in zip(texts, got, want):
+        assert_well_formed(ids, weights, vocabulary)
+        ours, theirs = dense(ids, weights, vocabulary), dense(want_ids, want_weights, vocabulary)
+        assert np.abs(ours - theirs).max() <= 1e-4, text
+        assert np.array_equal(np.flatnonzero(ours > 1e-3), np.flatnonzero(theirs > 1e-3)), text
+
+
+def test_embed_sparse_pruning(sieve, models, splade):
+    model = models(splade, batch_size=5)
+    vocabulary = sieve.info(model).dimension
+    texts = sentences()[:40] + [b"", b"NUL\x00inside", "caf\u00e9 \U0001F600 \u4f60\u597d".encode(), b"long " * 400]
+    full = sieve.embed_sparse(model, texts)
+    for ids, weights in full:
+        assert_well_formed(ids, weights, vocabulary)
+        assert ids.size > 0
+    # NULL options are the defaults; a second call gives the same bits.
+    for (ids, weights), (again_ids, again_weights) in zip(full, sieve.embed_sparse(model, texts, options=False)):
+        assert np.array_equal(ids, again_ids) and np.array_equal(weights.view(np.uint32), again_weights.view(np.uint32))
+    floor = float(np.median(full[0][1]))
+    for top_k, min_weight in ((1, 0.0), (3, 0.0), (32, 0.0), (10 ** 6, 0.0), (0, floor), (4, floor), (0, 1e30)):
+        got = sieve.embed_sparse(model, texts, top_k=top_k, min_weight=min_weight)
+        for (ids, weights), (got_ids, got_weights) in zip(full, got):
+            want_ids, want_weights = pruned(ids, weights, top_k, min_weight)
+            assert np.array_equal(got_ids, want_ids) and np.array_equal(got_weights, want_weights), (top_k, min_weight)
+            assert_well_formed(got_ids, got_weights, vocabulary, min_weight)
+    # Ties go to the smaller id: a text's weights tied on purpose cannot be arranged, so check that
+    # every kept weight beats (or ties with a larger id) every dropped one.
+    for (ids, weights), (got_ids, _) in zip(full, sieve.embed_sparse(model, texts, top_k=5)):
+        dropped = ~np.isin(ids, got_ids)
+        if dropped.any():
+            assert weights[~dropped].min() >= weights[dropped].max()
+
+
+def test_embed_sparse_errors(sieve, models, fixtures, splade):
+    model = models(splade)
+    assert sieve.embed_sparse(model, None) == [] and sieve.embed_sparse(model, []) == []
+    with pytest.raises(SieveError) as error:
+        sieve.embed_sparse(model, [b"valid", b"also valid", b"broken \xff byte", b"\x80"])
+    assert error.value.code == 2 and error.value.index == 2  # SIEVE_INVALID_INPUT, the first bad text
+    for min_weight in (-0.5, float("nan")):
+        with pytest.raises(SieveError) as error:
+            sieve.embed_sparse(model, [b"text"], min_weight=min_weight)
+        assert error.value.code == 1 and "min_weight" in str(error.value)
+    # NULL parameters.
+    listing = c_void_p()
+    for args in ((None, texts_array([b"x"]), 1, None, byref(listing)), (model, None, 1, None, byref(listing)),
+                 (model, texts_array([b"x"]), 1, None, None)):
+        with pytest.raises(SieveError) as error:
+            sieve.check(sieve.lib.sieve_embed_sparse(*args))
+        assert error.value.code == 1
+    assert sieve.lib.sieve_sparse_embeddings_count(None) == 0
+    sieve.lib.sieve_sparse_embeddings_destroy(None)
+    sieve.check(sieve.lib.sieve_embed_sparse(model, texts_array([b"x"]), 1, None, byref(listing)))
+    try:
+        ids, weights, size = POINTER(c_uint32)(), POINTER(c_float)(), c_size_t()
+        with pytest.raises(SieveError) as error:
+            sieve.check(sieve.lib.sieve_sparse_embeddings_get(listing, 1, byref(ids), byref(weights), byref(size)))
+        assert error.value.code == 1
+    finally:
+        sieve.lib.sieve_sparse_embeddings_destroy(listing)
+    # Each call on the other kinds, naming the right call.
+    dense_model, reranker = models(fixtures / "tiny-bert-tokens"), models(fixtures / "cross-encoder-tiny-3labels")
+    for call, name in ((lambda: sieve.embed(model, [b"text"]), "sieve_embed_sparse"),
+                       (lambda: sieve.check(sieve.lib.sieve_embed_size(model, 1, byref(c_size_t()))),
+                        "sieve_embed_sparse"),
+                       (lambda: sieve.score(model, b"query", [b"text"]), "reranker"),
+                       (lambda: sieve.embed_sparse(dense_model, [b"text"]), "sieve_embed"),
+                       (lambda: sieve.embed_sparse(reranker, [b"text"]), "reranker")):
+        with pytest.raises(SieveError) as error:
+            call()
+        assert error.value.code == 7 and name in str(error.value)  # SIEVE_WRONG_KIND
 
 
 # ---- reranking --------------------------------------------------------------------

@@ -244,5 +244,56 @@ TEST_F(Modules, ModulesJsonOrderIsChecked) {
   ASSERT_EQ(f.vector_modules.size(), 1U);
 }
 
+TEST_F(Modules, SpladePoolingReadsItsConfiguration) {
+  const auto s = spec("sentence_transformers.sparse_encoder.modules.SpladePooling", "1_SpladePooling");
+  const auto read = [&](const std::string& config) {
+    write("1_SpladePooling/config.json", config);
+    return std::dynamic_pointer_cast<const SpladePoolingModule>(make_module(s));
+  };
+  const auto max = read(R"({"pooling_strategy": "max", "activation_function": "relu", "embedding_dimension": 7})");
+  EXPECT_FALSE(max->pooling().sum);
+  EXPECT_FALSE(max->pooling().double_log);
+  EXPECT_EQ(max->dimension(), 7U);
+  const auto sum = read(R"({"pooling_strategy": "sum", "activation_function": "log1p_relu",
+                            "word_embedding_dimension": 9})");
+  EXPECT_TRUE(sum->pooling().sum);
+  EXPECT_TRUE(sum->pooling().double_log);
+  EXPECT_EQ(sum->dimension(), 9U);
+  EXPECT_NE(error_of([&] { (void)read(R"({"pooling_strategy": "mean"})"); }).find("pooling_strategy \"mean\""),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { (void)read(R"({"activation_function": "gelu"})"); }).find("activation_function"),
+            std::string::npos);
+}
+
+TEST_F(Modules, SpladePoolingFollowsAFillMaskTransformerOnly) {
+  write("tokenizer.json", "{}");
+  write("model.onnx", "");
+  write("1_SpladePooling/config.json", R"({"pooling_strategy": "max"})");
+  write("1_Pooling/config.json", R"({"pooling_mode": "mean"})");
+  const auto error_for = [&](const std::string& modules) {
+    write("modules.json", modules);
+    return error_of([&] { (void)read_model_folder(dir_); });
+  };
+  const std::string mlm = R"({"type": "sentence_transformers.sparse_encoder.models.MLMTransformer", "path": ""})";
+  const std::string t = R"({"type": "sentence_transformers.models.Transformer", "path": ""})";
+  const std::string sp =
+      R"({"type": "sentence_transformers.sparse_encoder.models.SpladePooling", "path": "1_SpladePooling"})";
+  const std::string p = R"({"type": "sentence_transformers.models.Pooling", "path": "1_Pooling"})";
+  EXPECT_EQ(error_for("[" + mlm + "," + sp + "]"), "");
+  EXPECT_TRUE(read_model_folder(dir_).splade_pooling != nullptr);
+  // sentence-transformers 5.4 and later write a Transformer with the fill-mask task.
+  write("sentence_bert_config.json", R"({"transformer_task": "fill-mask"})");
+  EXPECT_EQ(error_for("[" + t + "," + sp + "]"), "");
+  EXPECT_NE(error_for("[" + t + "," + p + "]").find("only SpladePooling"), std::string::npos);
+  EXPECT_NE(error_for("[" + t + "]").find("without SpladePooling"), std::string::npos);
+  write("sentence_bert_config.json", R"({"transformer_task": "feature-extraction"})");
+  EXPECT_NE(error_for("[" + t + "," + sp + "]").find("must follow a fill-mask Transformer"), std::string::npos);
+  std::filesystem::remove(dir_ / "sentence_bert_config.json");
+  EXPECT_NE(error_for("[" + mlm + "," + sp + "," + p + "]").find("after SpladePooling"), std::string::npos);
+  const std::string sparse_static = R"({"type": "sentence_transformers.sparse_encoder.models.SparseStaticEmbedding",
+                                        "path": "0_SparseStaticEmbedding"})";
+  EXPECT_NE(error_for("[" + sparse_static + "]").find("SPLADE"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace sieve::model

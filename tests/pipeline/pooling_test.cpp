@@ -83,5 +83,42 @@ TEST(Batching, LongInputsDoNotPadManyShortOnes) {
   EXPECT_EQ(even.batches.size(), 3U);
 }
 
+// SPLADE over logits [2 sequences, 3 tokens, vocabulary 3]; the second
+// sequence's last token is padding, whose large logits must not count.
+const std::vector<float> kLogits = {1,  -2, 0, 3, -1, 0, 2, -5, 0,  //
+                                    -1, 4,  0, 0, 1,  0, 9, 9,  9};
+
+std::vector<float> splade(SparsePooling pooling) {
+  std::vector<float> out(6);
+  splade_pool(kLogits.data(), 2, 3, 3, kMask.data(), pooling, out.data());
+  return out;
+}
+
+TEST(SpladePooling, MaxOfLog1pReluOverRealTokens) {
+  const auto out = splade({});
+  const std::vector<float> want = {std::log1p(3.0F), 0, 0, 0, std::log1p(4.0F), 0};
+  for (std::size_t i = 0; i < want.size(); ++i) EXPECT_FLOAT_EQ(out[i], want[i]) << i;
+}
+
+TEST(SpladePooling, SumAndDoubleLog) {
+  const auto out = splade({.sum = true, .double_log = true});
+  const auto f = [](float x) { return std::log1p(std::log1p(std::max(x, 0.0F))); };
+  const std::vector<float> want = {f(1) + f(3) + f(2), 0, 0, 0, f(4) + f(1), 0};
+  for (std::size_t i = 0; i < want.size(); ++i) EXPECT_FLOAT_EQ(out[i], want[i]) << i;
+}
+
+TEST(Sparsify, KeepsNonZerosByIdAndPrunes) {
+  const std::vector<float> row = {0, 0.5F, 0, 2, 0.5F, 1, -1};
+  SparseVector all = Embedder::sparsify(row, {});
+  EXPECT_EQ(all.ids, (std::vector<std::uint32_t>{1, 3, 4, 5}));
+  EXPECT_EQ(all.weights, (std::vector<float>{0.5F, 2, 0.5F, 1}));
+  // The three largest, a tie going to the smaller id, still in id order.
+  SparseVector top = Embedder::sparsify(row, {.top_k = 3});
+  EXPECT_EQ(top.ids, (std::vector<std::uint32_t>{1, 3, 5}));
+  SparseVector heavy = Embedder::sparsify(row, {.min_weight = 0.5F});
+  EXPECT_EQ(heavy.ids, (std::vector<std::uint32_t>{3, 5}));
+  EXPECT_TRUE(Embedder::sparsify(std::vector<float>(4, 0.0F), {}).ids.empty());
+}
+
 }  // namespace
 }  // namespace sieve::pipeline

@@ -1,6 +1,6 @@
 """sieve-export: make and compare ONNX model folders for Sieve.
 
-    sieve-export export MODEL --out DIR [--task auto|feature-extraction|text-classification|llm-reranker]
+    sieve-export export MODEL --out DIR [--task auto|feature-extraction|text-classification|llm-reranker|sparse]
                         [--opset N] [--instruction TEXT]
     sieve-export optimize DIR --out DIR [--level O1|O2|O3|O4] [--json]
     sieve-export fp16 DIR --out DIR
@@ -35,10 +35,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("model", help="a local model folder (or a Hugging Face Hub id, which needs network)")
     p.add_argument("--out", required=True, type=Path, help="output model folder")
     p.add_argument("--task", default="auto",
-                   choices=["auto", "feature-extraction", "text-classification", "llm-reranker"],
+                   choices=["auto", "feature-extraction", "text-classification", "llm-reranker", "sparse"],
                    help="feature-extraction: an embedder; text-classification: a cross-encoder or classifier "
                         "(*ForSequenceClassification); llm-reranker: a causal LM scoring yes/no under the "
-                        "Qwen3-Reranker prompt (*ForCausalLM); auto: from the folder")
+                        "Qwen3-Reranker prompt (*ForCausalLM); sparse: a SPLADE sparse encoder (a "
+                        "SparseEncoder folder, or a *ForMaskedLM), output sparse_embedding [batch, vocab]; "
+                        "auto: from the folder (a *ForMaskedLM without modules.json is an embedder)")
     p.add_argument("--instruction", default=None,
                    help="llm-reranker: the task instruction of its prompt (default: the Qwen3-Reranker card's, "
                         "'Given a web search query, retrieve relevant passages that answer the query')")
@@ -126,7 +128,9 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 check = result.get("check", {})
                 diffs = ", ".join(f"{k} {v:.2e}" for k, v in check.items() if k.endswith("diff"))
-                print(f"{args.out}: {result['kind']} ({result['task']})" + (f"; vs PyTorch: {diffs}" if diffs else ""))
+                mismatches = check.get("term_set_mismatches")
+                print(f"{args.out}: {result['kind']} ({result['task']})" + (f"; vs PyTorch: {diffs}" if diffs else "")
+                      + (f", {mismatches} term set mismatches" if mismatches is not None else ""))
         elif args.command == "optimize":
             from .optimize import format_counts, optimize
 

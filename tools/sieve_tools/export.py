@@ -10,8 +10,12 @@ architectures `*ForSequenceClassification`, single- or multi-label): the output
 is `logits` [batch, labels]; llm-reranker for a causal language model used as a
 reranker (the Qwen3-Reranker kind, `*ForCausalLM`; see llm_reranker.py): the
 output is `logits` [batch, 2], its "no" and "yes" logits, with llm_reranker.json
-beside it. Batch and sequence axes are dynamic. `auto` picks feature extraction
-for a sentence-transformers folder, text classification for
+beside it; sparse for a SPLADE sparse encoder (see sparse.py): the output is
+`sparse_embedding` [batch, vocab], the SPLADE pooling included. Batch and
+sequence axes are dynamic. `auto` picks sparse for a sentence-transformers
+SparseEncoder folder (modules.json naming SpladePooling or another
+sparse_encoder module; a plain `*ForMaskedLM` needs --task sparse), feature
+extraction for any other sentence-transformers folder, text classification for
 `*ForSequenceClassification`, llm-reranker for `*ForCausalLM` without
 modules.json, else feature extraction.
 
@@ -35,9 +39,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .model_folder import CROSS_ENCODER, EMBEDDER, ToolError, log, read_config, read_json, write_folder
+from .model_folder import (CROSS_ENCODER, EMBEDDER, SPARSE, ToolError, is_sparse_folder, log, read_config, read_json,
+                           write_folder)
 
-TASKS = ("auto", "feature-extraction", "text-classification", "llm-reranker")
+TASKS = ("auto", "feature-extraction", "text-classification", "llm-reranker", "sparse")
 
 CHECK_TEXTS = [
     "A man is eating food.",
@@ -105,6 +110,8 @@ def resolve_task(folder: Path | None, task: str) -> str:
         return task
     if folder is None:
         return "feature-extraction"
+    if is_sparse_folder(folder):
+        return "sparse"
     if (folder / "modules.json").is_file():
         return "feature-extraction"
     archs = read_config(folder).get("architectures") or []
@@ -155,7 +162,10 @@ def export(model: str, out: Path, *, task: str = "auto", opset: int | None = Non
         raise ToolError(f"unknown task {task!r} (one of {', '.join(TASKS)})")
     if instruction is not None and resolved != "llm-reranker":
         raise ToolError(f"--instruction is for --task llm-reranker (this export's task is {resolved})")
-    kind = EMBEDDER if resolved == "feature-extraction" else CROSS_ENCODER
+    if resolved != "sparse" and is_sparse_folder(src):
+        raise ToolError(f"{model}: a sentence-transformers SparseEncoder folder exports with --task sparse "
+                        f"(or auto), not {resolved}")
+    kind = {"feature-extraction": EMBEDDER, "sparse": SPARSE}.get(resolved, CROSS_ENCODER)
     source = str(src) if local else model
     report: dict = {"model": model, "task": resolved, "kind": kind, "output": str(out)}
     if resolved == "llm-reranker":
@@ -163,6 +173,11 @@ def export(model: str, out: Path, *, task: str = "auto", opset: int | None = Non
 
         return llm_reranker.export(src, source, out, opset=opset, atol=atol, check=check, instruction=instruction,
                                    pairs=CHECK_PAIRS, report=report)
+    if resolved == "sparse":
+        from . import sparse
+
+        return sparse.export(src, source, out, opset=opset, atol=atol, check=check, texts=texts or CHECK_TEXTS,
+                             report=report)
     from optimum.exporters.onnx import main_export
 
     log(f"exporting {model} ({kind}, task {resolved}) with optimum")

@@ -22,6 +22,8 @@ from pathlib import Path
 
 EMBEDDER = "embedder"
 CROSS_ENCODER = "cross-encoder"
+# A SPLADE sparse encoder (sentence-transformers SparseEncoder; sparse.py).
+SPARSE = "sparse"
 
 # Weights and files that describe another format or a particular export; they
 # are not copied into a new folder (its ONNX file replaces them).
@@ -78,15 +80,38 @@ def onnx_output_names(path: Path) -> list[str]:
     return [o.name for o in model.graph.output]
 
 
+_SPARSE_MODULE_CLASSES = {"SpladePooling", "MLMTransformer", "SparseStaticEmbedding", "SparseAutoEncoder"}
+
+
+def is_sparse_folder(folder: Path) -> bool:
+    """A sentence-transformers SparseEncoder folder: modules.json names a
+    sparse_encoder module (SpladePooling, MLMTransformer, SparseStaticEmbedding,
+    SparseAutoEncoder), or config_sentence_transformers.json says model_type
+    SparseEncoder (e.g. an inference-free Router)."""
+    folder = Path(folder)
+    modules = read_json(folder / "modules.json")
+    if not isinstance(modules, list):
+        return False
+    for module in modules:
+        kind = str(module.get("type", "")) if isinstance(module, dict) else ""
+        if kind.rsplit(".", 1)[-1] in _SPARSE_MODULE_CLASSES or ".sparse_encoder." in kind:
+            return True
+    st = read_json(folder / "config_sentence_transformers.json")
+    return isinstance(st, dict) and st.get("model_type") == "SparseEncoder"
+
+
 def detect_kind(folder: Path, onnx_file: Path | None = None) -> str:
-    """embedder or cross-encoder, as Sieve decides: a folder with
+    """embedder, cross-encoder or sparse, as Sieve decides: a folder with
     llm_reranker.json (a causal LM reranker) is a cross-encoder; a
+    SparseEncoder folder (is_sparse_folder) sparse; any other
     sentence-transformers folder (modules.json) an embedder; config.json
     architectures naming *ForSequenceClassification a cross-encoder; else the
     ONNX outputs decide (logits: cross-encoder)."""
     folder = Path(folder)
     if (folder / "llm_reranker.json").is_file():
         return CROSS_ENCODER
+    if is_sparse_folder(folder):
+        return SPARSE
     if (folder / "modules.json").is_file():
         return EMBEDDER
     archs = read_config(folder).get("architectures") or []

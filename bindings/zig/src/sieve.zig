@@ -1,5 +1,6 @@
-//! Zig bindings for Sieve, local text embeddings and cross-encoder reranking
-//! on ONNX Runtime, over its C ABI (include/sieve.h).
+//! Zig bindings for Sieve, local text embeddings (dense, and learned sparse
+//! SPLADE vectors) and cross-encoder reranking on ONNX Runtime, over its C ABI
+//! (include/sieve.h).
 //!
 //! Every fallible call returns a `SieveError` union and takes an optional
 //! `*Diagnostics` that receives the library's message (and, for an error
@@ -31,7 +32,8 @@ pub const SieveError = error{
     Unsupported,
     /// ONNX Runtime or the operating system failed.
     Runtime,
-    /// An embedding call on a reranker, or the reverse.
+    /// A call the model's kind does not answer: an embedding call on a
+    /// reranker, `embed` on a sparse model, `embedSparse` on a dense one, ...
     WrongKind,
     /// A caller-provided buffer cannot hold the result.
     BufferTooSmall,
@@ -163,6 +165,8 @@ pub const Kind = enum(c.sieve_model_kind) {
     auto = c.SIEVE_KIND_AUTO,
     embedding = c.SIEVE_KIND_EMBEDDING,
     reranker = c.SIEVE_KIND_RERANKER,
+    /// A learned sparse (SPLADE) embedding model: `Model.embedSparse`.
+    sparse = c.SIEVE_KIND_SPARSE,
     _,
 };
 
@@ -180,7 +184,8 @@ pub const ModelOptions = struct {
     providers: []const [*:0]const u8 = &.{},
     /// Fail instead of skipping providers the ONNX Runtime lacks.
     strict_providers: ?bool = null,
-    /// L2-normalize embeddings; embedding models only.
+    /// L2-normalize embeddings; embedding models only (a sparse model
+    /// refuses true, and `pooling` and `dimensions`, with InvalidArgument).
     normalize: ?bool = null,
     /// Embedding models only.
     pooling: ?Pooling = null,
@@ -221,11 +226,13 @@ pub const ModelOptions = struct {
 pub const Info = struct {
     kind: Kind,
     /// Embedding: the length of each vector. Reranker: the number of labels.
+    /// Sparse: the vocabulary size (every token id of its vectors is below it).
     dimension: usize,
     max_length: usize,
-    /// Embedding: whether vectors are L2-normalized.
+    /// Embedding: whether vectors are L2-normalized (never for sparse ones).
     normalize: bool,
-    /// Embedding: "mean", ...; reranker: "".
+    /// Embedding: "mean", ...; sparse: "splade max" or "splade sum" ("model"
+    /// when the graph pools); reranker: "".
     pooling: [:0]const u8,
     /// The providers the session really uses, comma-separated: "cuda,cpu".
     providers: [:0]const u8,
@@ -249,6 +256,88 @@ pub const Embeddings = struct {
     pub fn row(embeddings: Embeddings, index: usize) []f32 {
         std.debug.assert(index < embeddings.count);
         return embeddings.data[index * embeddings.dimension ..][0..embeddings.dimension];
+    }
+};
+
+/// How `Model.embedSparse` prunes its vectors.
+pub const SparseOptions = struct {
+    /// Keep the `top_k` largest weights (of equal weights, the smaller token
+    /// id); 0: all.
+    top_k: usize = 0,
+    /// Drop weights at or below it (0 or more); 0: keep every non-zero one.
+    min_weight: f32 = 0,
+};
+
+/// A learned sparse vector: the non-zero weights of a sparse (SPLADE)
+/// model's vocabulary entries, by strictly ascending token id.
+pub const SparseVector = struct {
+    ids: []const u32,
+    /// Each above 0 (and above `SparseOptions.min_weight`).
+    weights: []const f32,
+
+    /// The weight of token `id` (0 when absent).
+    pub fn weight(vector: SparseVector, id: u32) f32 {
+        const index = std.sort.binarySearch(u32, vector.ids, id, struct {
+            fn order(key: u32, item: u32) std.math.Order {
+                return std.math.order(key, item);
+            }
+        }.order) orelse return 0;
+        return vector.weights[index];
+    }
+};
+
+/// The sparse vectors of `Model.embedSparse`, one per text in input order,
+/// owned by the allocator passed to it.
+pub const SparseEmbeddings = struct {
+    vectors: []SparseVector,
+    /// Every vector's ids and weights, end to end: the vectors' slices point
+    /// into them.
+    ids: []u32,
+    weights: []f32,
+
+    pub fn deinit(embeddings: *SparseEmbeddings, allocator: Allocator) void {
+        allocator.free(embeddings.vectors);
+        allocator.free(embeddings.ids);
+        allocator.free(embeddings.weights);
+        embeddings.* = undefined;
+    }
+
+    /// Copies the library's list.
+    fn copy(
+        allocator: Allocator,
+        list: *const c.sieve_sparse_embeddings,
+        diagnostics: ?*Diagnostics,
+    ) SieveError!SparseEmbeddings {
+        const count = c.sieve_sparse_embeddings_count(list);
+        var total: usize = 0;
+        for (0..count) |index| total += (try view(list, index, diagnostics)).ids.len;
+        const vectors = try allocator.alloc(SparseVector, count);
+        errdefer allocator.free(vectors);
+        const ids = try allocator.alloc(u32, total);
+        errdefer allocator.free(ids);
+        const weights = try allocator.alloc(f32, total);
+        errdefer allocator.free(weights);
+        var at: usize = 0;
+        for (vectors, 0..) |*vector, index| {
+            const source = try view(list, index, diagnostics);
+            const n = source.ids.len;
+            @memcpy(ids[at..][0..n], source.ids);
+            @memcpy(weights[at..][0..n], source.weights);
+            vector.* = .{ .ids = ids[at..][0..n], .weights = weights[at..][0..n] };
+            at += n;
+        }
+        return .{ .vectors = vectors, .ids = ids, .weights = weights };
+    }
+
+    /// Vector `index` of the library's list, pointing into it.
+    fn view(list: *const c.sieve_sparse_embeddings, index: usize, diagnostics: ?*Diagnostics) SieveError!SparseVector {
+        var ids: [*c]const u32 = null;
+        var weights: [*c]const f32 = null;
+        var size: usize = 0;
+        try check(c.sieve_sparse_embeddings_get(list, index, &ids, &weights, &size), diagnostics);
+        // The arrays are NULL for an empty vector, which a slice cannot be.
+        if (size == 0) return .{ .ids = &.{}, .weights = &.{} };
+        return .{ .ids = ids[0..size], .weights = weights[0..size] };
     }
 };
 
@@ -322,8 +411,9 @@ fn toTexts(allocator: Allocator, texts: []const []const u8) Allocator.Error![]c.
     return result;
 }
 
-/// A loaded model: an embedding model, or a cross-encoder reranker (which
-/// also classifies, being a sequence classifier).
+/// A loaded model: an embedding model, a sparse (SPLADE) embedding model, or
+/// a cross-encoder reranker (which also classifies, being a sequence
+/// classifier).
 pub const Model = struct {
     handle: *c.sieve_model,
 
@@ -393,6 +483,29 @@ pub const Model = struct {
         const raw = try toTexts(allocator, texts);
         defer allocator.free(raw);
         try check(c.sieve_embed(model.handle, raw.ptr, raw.len, out.ptr, out.len), diagnostics);
+    }
+
+    /// Embeds `texts` with a sparse (SPLADE) model: one vector per text, in
+    /// input order, holding its non-zero weights by ascending token id, pruned
+    /// by `options`. Free the result with `SparseEmbeddings.deinit`. A dense
+    /// embedding model or a reranker is WrongKind.
+    pub fn embedSparse(
+        model: Model,
+        allocator: Allocator,
+        texts: []const []const u8,
+        options: SparseOptions,
+        diagnostics: ?*Diagnostics,
+    ) SieveError!SparseEmbeddings {
+        const raw = try toTexts(allocator, texts);
+        defer allocator.free(raw);
+        var raw_options: c.sieve_sparse_options = undefined;
+        c.sieve_sparse_options_init(&raw_options, @sizeOf(c.sieve_sparse_options));
+        raw_options.top_k = options.top_k;
+        raw_options.min_weight = options.min_weight;
+        var list: ?*c.sieve_sparse_embeddings = null;
+        try check(c.sieve_embed_sparse(model.handle, raw.ptr, raw.len, &raw_options, &list), diagnostics);
+        defer c.sieve_sparse_embeddings_destroy(list);
+        return SparseEmbeddings.copy(allocator, list.?, diagnostics);
     }
 
     /// One score per document, in input order, owned by the caller.
@@ -766,7 +879,8 @@ pub const Registry = struct {
 pub const RegistryEntry = struct {
     name: [:0]const u8,
     kind: Kind,
-    /// Embedding: the vector length. Reranker: the number of labels.
+    /// Embedding: the vector length. Reranker: the number of labels. Sparse:
+    /// the vocabulary size.
     dimension: usize,
     max_length: usize,
     loaded: bool,

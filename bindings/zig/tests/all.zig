@@ -11,6 +11,7 @@ test "quiet: the library logs warnings and errors only" {
 
 test {
     _ = @import("embed_test.zig");
+    _ = @import("sparse_test.zig");
     _ = @import("rerank_test.zig");
     _ = @import("classify_test.zig");
     _ = @import("tokenize_test.zig");

@@ -33,8 +33,13 @@ test "registry: list() describes the folders as `sieve info --models --no-load` 
     for (expected.value.models, models.entries) |e, entry| {
         try testing.expectEqualStrings(e.name, entry.name);
         // The CLI tells models that pool inside the graph apart; the ABI
-        // knows embedding models and rerankers.
-        const kind: sieve.Kind = if (std.mem.eql(u8, e.kind, "reranker")) .reranker else .embedding;
+        // knows embedding models, sparse ones and rerankers.
+        const kind: sieve.Kind = if (std.mem.eql(u8, e.kind, "reranker"))
+            .reranker
+        else if (std.mem.eql(u8, e.kind, "sparse embedding"))
+            .sparse
+        else
+            .embedding;
         try testing.expectEqual(kind, entry.kind);
         try testing.expectEqual(e.dimension, entry.dimension);
         try testing.expectEqual(e.max_length, entry.max_length);

@@ -242,3 +242,41 @@ pub fn repeat(comptime text: []const u8, comptime n: usize) []const u8 {
         return result;
     }
 }
+
+/// The sparse (SPLADE) fixture, made by the fixtures stage of
+/// scripts/test.sh. Without it the test is skipped, unless SIEVE_TEST_TIER is
+/// set (scripts/test.sh, which CI runs, sets it): there it must exist.
+pub fn sparseFixture(allocator: Allocator) ![:0]u8 {
+    const path = try fixture(allocator, "splade-tiny");
+    errdefer allocator.free(path);
+    std.Io.Dir.cwd().access(testing.io, path, .{}) catch |err| {
+        if (testing.environ.getPosix("SIEVE_TEST_TIER") != null) {
+            std.debug.print("missing {s} ({t}): SIEVE_TEST_TIER is set, and scripts/test.sh makes it\n", .{ path, err });
+            return error.MissingSparseFixture;
+        }
+        return error.SkipZigTest;
+    };
+    return path;
+}
+
+/// A sparse fixture's reference.json (tools/make_sparse_reference.py): per
+/// text, the token ids of the non-zero weights sentence-transformers gives
+/// (ascending) and the weights.
+pub const SparseReference = struct {
+    texts: []const struct { text: []const u8, indices: []const u32, values: []const f32 },
+};
+
+/// Reads `folder`/reference.json; free with `parsed.deinit()`.
+pub fn readSparseReference(allocator: Allocator, folder: []const u8) !std.json.Parsed(SparseReference) {
+    const path = try std.fs.path.join(allocator, &.{ folder, "reference.json" });
+    defer allocator.free(path);
+    const text = try std.Io.Dir.cwd().readFileAlloc(testing.io, path, allocator, .unlimited);
+    defer allocator.free(text);
+    const parsed = try std.json.parseFromSlice(SparseReference, allocator, text, .{
+        .ignore_unknown_fields = true,
+        .allocate = .alloc_always,
+    });
+    errdefer parsed.deinit();
+    if (parsed.value.texts.len == 0) return error.BadReference;
+    return parsed;
+}

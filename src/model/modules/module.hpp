@@ -20,8 +20,9 @@ struct ModuleSpec {
 
 // Where a module acts in sentence-transformers' sequence: the transformer
 // makes token states, pooling makes one vector of them, vector modules map
-// that vector to another.
-enum class ModuleRole { kTransformer, kPooling, kVector };
+// that vector to another; sparse pooling makes one weight per vocabulary
+// entry of a masked-language model's logits (SPLADE).
+enum class ModuleRole { kTransformer, kPooling, kVector, kSparsePooling };
 
 // A module of the sequence, read from its folder and checked when the model
 // folder is read (before anything is loaded): a module that Sieve would not
@@ -37,6 +38,9 @@ class Module {
   // What it does, for `sieve info`: "Dense 64 -> 32, bias, Tanh".
   [[nodiscard]] virtual std::string describe() const = 0;
   [[nodiscard]] const ModuleSpec& spec() const noexcept { return spec_; }
+  // A Transformer's task: "feature-extraction" (token states) or
+  // "fill-mask" (masked-language-model logits, for SPLADE); "" otherwise.
+  [[nodiscard]] virtual std::string transformer_task() const { return {}; }
   // The module in error messages: modules.json path, index, folder and class.
   [[nodiscard]] std::string where() const;
 
@@ -70,5 +74,6 @@ std::shared_ptr<const Module> make_dense_module(const ModuleSpec& spec);
 std::shared_ptr<const Module> make_normalize_module(const ModuleSpec& spec);
 std::shared_ptr<const Module> make_layer_norm_module(const ModuleSpec& spec);
 std::shared_ptr<const Module> make_dropout_module(const ModuleSpec& spec);
+std::shared_ptr<const Module> make_splade_pooling_module(const ModuleSpec& spec);
 
 }  // namespace sieve::model

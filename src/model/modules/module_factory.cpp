@@ -13,8 +13,14 @@ using Factory = std::shared_ptr<const Module> (*)(const ModuleSpec&);
 // new one is a file in this folder and a line here.
 const std::map<std::string, Factory, std::less<>>& factories() {
   static const std::map<std::string, Factory, std::less<>> table{
-      {"Transformer", make_transformer_module}, {"Pooling", make_pooling_module},      {"Dense", make_dense_module},
-      {"Normalize", make_normalize_module},     {"LayerNorm", make_layer_norm_module}, {"Dropout", make_dropout_module},
+      {"Transformer", make_transformer_module},
+      {"Pooling", make_pooling_module},
+      {"Dense", make_dense_module},
+      {"Normalize", make_normalize_module},
+      {"LayerNorm", make_layer_norm_module},
+      {"Dropout", make_dropout_module},
+      {"MLMTransformer", make_transformer_module},
+      {"SpladePooling", make_splade_pooling_module},
   };
   return table;
 }
@@ -29,11 +35,11 @@ std::string advice(std::string_view class_name) {
   if (class_name == "Router" || class_name == "Asym") {
     return "models that route queries and documents through different modules are not supported";
   }
-  if (class_name == "SpladePooling" || class_name == "MLMTransformer" || class_name == "SparseStaticEmbedding") {
-    return "this is a sparse encoder, which Sieve does not run yet";
+  if (class_name == "SparseStaticEmbedding" || class_name == "SparseAutoEncoder") {
+    return "of sparse encoders Sieve runs SPLADE models (a fill-mask Transformer and SpladePooling)";
   }
   if (class_name == "WeightedLayerPooling") return "pooling over several layers' states is not supported";
-  return "Sieve applies Transformer, Pooling, Dense, LayerNorm, Normalize and Dropout; "
+  return "Sieve applies Transformer, Pooling, Dense, LayerNorm, Normalize, Dropout and SpladePooling; "
          "remove the module from modules.json only if the model's vectors do not depend on it";
 }
 

@@ -76,8 +76,18 @@ std::string cached_fingerprint(const fs::path& index_folder, const fs::path& onn
   return sha256;
 }
 
+// Indexes hold one dense vector per chunk.
+void require_dense(const ModelInfo& info) {
+  if (info.output_kind != OutputKind::kDense) {
+    throw Error(ErrorCode::kUnsupported, info.folder.string() +
+                                             " is a sparse (SPLADE) model; a search index stores dense vectors, "
+                                             "so index with a dense embedding model");
+  }
+}
+
 IndexModel describe(const Embedder& embedder) {
   const auto& info = embedder.info();
+  require_dense(info);
   IndexModel model;
   model.path = fs::absolute(info.folder).lexically_normal().string();
   while (!model.path.empty() && model.path.back() == '/') model.path.pop_back();
@@ -156,6 +166,7 @@ const IndexModel& SearchIndex::model() const noexcept {
 void SearchIndex::check_model(const Embedder& embedder) const {
   const auto& recorded = model();
   const auto& info = embedder.info();
+  require_dense(info);
   const std::string fingerprint = info.dimension == recorded.dimension
                                       ? cached_fingerprint(impl_->folder, info.onnx_file)
                                       : std::string("(not computed)");

@@ -68,7 +68,7 @@ def test_cli_pruning_and_tokens(splade):
     assert as_dict(as_json[0]) == full
 
 
-def test_cli_refuses_the_wrong_kind_of_call(splade):
+def test_cli_refuses_the_wrong_kind_of_call(splade, tmp_path):
     folder, _ = splade
     dense = run_sieve("embed", "--model", str(folder), "x", check=False)
     assert dense.returncode != 0 and "--sparse" in dense.stderr.decode(), dense.stderr
@@ -78,6 +78,12 @@ def test_cli_refuses_the_wrong_kind_of_call(splade):
     assert options.returncode != 0 and "--sparse only" in options.stderr.decode(), options.stderr
     npy = run_sieve("embed", "--sparse", "--format", "npy", "--model", str(folder), "x", check=False)
     assert npy.returncode != 0 and "jsonl or json" in npy.stderr.decode(), npy.stderr
+    doc = tmp_path / "doc.txt"
+    doc.write_text("hello world\n")
+    index = run_sieve("index", "add", "--index", str(tmp_path / "index"), "--model", str(folder), str(doc),
+                      check=False)
+    assert index.returncode != 0 and "stores dense vectors" in index.stderr.decode(), index.stderr
+    assert not (tmp_path / "index").exists(), "a refused index leaves no folder behind"
     info = json.loads(run_sieve("info", "--json", "--model", str(folder)).stdout)
     assert info["kind"] == "sparse embedding" and info["dimension"] == 30522 and info["output"] == "sparse_embedding"
 

@@ -88,7 +88,7 @@ def _f32(w: Mapping[str, np.ndarray], name: str) -> np.ndarray:
 
 def build_bert_graph(weights: Mapping[str, np.ndarray], config: Mapping, *,
                      pooled: bool = False, token_type_ids: bool = True,
-                     classifier: bool = False,
+                     classifier: bool = False, token_logits: bool = False,
                      graph_name: str = "bert") -> onnx.ModelProto:
     """Build and check a BERT encoder ModelProto.
 
@@ -105,9 +105,13 @@ def build_bert_graph(weights: Mapping[str, np.ndarray], config: Mapping, *,
              layer, giving a rank-2 "logits" output [batch, num_labels] -- the
              output optimum exports for cross-encoders.  The head's weights
              are looked up unprefixed ("classifier.weight"), as HF saves them.
+    token_logits: a masked-LM shaped head: each token's state times the word
+             embeddings (tied, as BERT's decoder) plus "token_logits.bias",
+             giving a rank-3 "logits" output [batch, seq, vocab] -- what a
+             SPLADE model's transformer hands to its SpladePooling.
     """
-    if pooled and classifier:
-        raise ValueError("pooled and classifier are different heads; choose one")
+    if pooled + classifier + token_logits > 1:
+        raise ValueError("pooled, classifier and token_logits are different heads; choose one")
     w = strip_prefix(weights)
     hidden = int(config["hidden_size"])
     heads = int(config["num_attention_heads"])
@@ -224,6 +228,12 @@ def build_bert_graph(weights: Mapping[str, np.ndarray], config: Mapping, *,
         cb = g.const("classifier.bias", head_bias)
         g.op("Add", [g.op("MatMul", [pooled_out, cw]), cb], output="logits")
         outputs = [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [batch, labels])]
+    elif token_logits:
+        words = _f32(w, "embeddings.word_embeddings.weight")
+        decoder = g.const("token_logits.weight", words.T.copy())
+        bias = g.const("token_logits.bias", _f32(weights, "token_logits.bias"))
+        g.op("Add", [g.op("MatMul", [x, decoder]), bias], output="logits")
+        outputs = [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [batch, seq, words.shape[0]])]
     elif pooled:
         # sentence-transformers mean pooling: sum(h * m) / clamp(sum(m), 1e-9).
         c_axes_1 = g.const("const_axes_1", np.array([1], dtype=np.int64))

@@ -23,10 +23,20 @@ Folders written under DIR (hidden 32, 2 layers, 4 heads, intermediate 64):
                     modules.json / sentence_bert_config.json; its length limit
                     comes from tokenizer.json (128; tokenizer_config agrees)
 
+  tiny-splade       rank-3 "logits" [batch, seq, vocab] (the token states times
+                    the tied word embeddings, plus a bias); modules.json:
+                    Transformer + SpladePooling (max, relu), so Sieve pools the
+                    logits itself; max_seq_length 128. Cheap enough for the
+                    valgrind run of the C test, where a real SPLADE is not.
+
 reference.json: {"texts", "max_length", "normalize", "pooling", "batch_size",
 "input_ids" (per text, truncated, unpadded), "pooled_embeddings" (before
 normalisation), "embeddings" (final)}; floats are written with repr so they
-round-trip exactly.
+round-trip exactly. tiny-splade's reference.json is the sparse one of
+tools/make_sparse_reference.py: {"max_seq_length", "pooling_strategy",
+"activation_function", "vocab_size", "texts": [{"text", "input_ids",
+"indices", "values"}]}, from onnxruntime's logits and NumPy's
+max(log1p(relu(logits))) over the real tokens.
 """
 
 from __future__ import annotations
@@ -293,6 +303,66 @@ def make_fixture(out_dir: Path, name: str, tokenizer_path: Path) -> None:
         raise
 
 
+SPLADE_SEED, SPLADE_MAX_LENGTH = 1005, 128
+
+
+def sparse_reference(model_path: Path, tokenizer_path: Path, max_length: int) -> dict:
+    """SpladePooling (max, relu) as sentence-transformers computes it:
+    log1p(relu(logits)), the padding masked out, the maximum over tokens."""
+    tok = Tokenizer.from_file(str(tokenizer_path))
+    tok.no_padding()
+    tok.enable_truncation(max_length=max_length)
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = 1
+    sess = ort.InferenceSession(str(model_path), opts, providers=["CPUExecutionProvider"])
+    texts = []
+    for text, e in zip(TEXTS, tok.encode_batch(TEXTS)):
+        ids = np.array([e.ids], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)}
+        logits = sess.run(["logits"], feeds)[0][0]
+        weights = np.log1p(np.maximum(logits, 0.0)).max(axis=0)
+        indices = np.flatnonzero(weights > 0)
+        texts.append({"text": text, "input_ids": list(e.ids), "indices": [int(i) for i in indices],
+                      "values": [float(v) for v in weights[indices]]})
+    return {"max_seq_length": max_length, "pooling_strategy": "max", "activation_function": "relu",
+            "vocab_size": int(sess.get_outputs()[0].shape[2]), "texts": texts}
+
+
+def make_sparse_fixture(out_dir: Path, tokenizer_path: Path) -> None:
+    name = "tiny-splade"
+    vocab = Tokenizer.from_file(str(tokenizer_path)).get_vocab_size(with_added_tokens=True)
+    config = {**bert_config(vocab), "architectures": ["BertForMaskedLM"]}
+    weights = random_weights(SPLADE_SEED, vocab)
+    # A negative bias keeps most terms at zero after the ReLU, as in a trained SPLADE.
+    weights["token_logits.bias"] = np.random.default_rng(SPLADE_SEED).normal(-14.0, 1.0, vocab).astype(np.float32)
+    final = out_dir / name
+    tmp = Path(tempfile.mkdtemp(prefix=f".{name}.tmp-", dir=out_dir))
+    os.chmod(tmp, 0o755)
+    try:
+        model = bert_onnx.build_bert_graph(weights, config, token_logits=True, graph_name=name)
+        bert_onnx.save_model(model, tmp / "model.onnx")
+        shutil.copyfile(tokenizer_path, tmp / "tokenizer.json")
+        write_json(tmp / "config.json", config)
+        write_json(tmp / "special_tokens_map.json", SPECIAL_TOKENS_MAP)
+        write_json(tmp / "tokenizer_config.json", {**SPECIAL_TOKENS_MAP, "do_lower_case": True,
+                                                   "tokenizer_class": "BertTokenizer", "model_max_length": 512})
+        write_json(tmp / "modules.json", [
+            {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.sparse_encoder.models.MLMTransformer"},
+            {"idx": 1, "name": "1", "path": "1_SpladePooling",
+             "type": "sentence_transformers.sparse_encoder.models.SpladePooling"}])
+        write_json(tmp / "sentence_bert_config.json", {"max_seq_length": SPLADE_MAX_LENGTH, "do_lower_case": False})
+        write_json(tmp / "1_SpladePooling/config.json", {"pooling_strategy": "max", "activation_function": "relu",
+                                                         "word_embedding_dimension": vocab})
+        write_json(tmp / "reference.json", sparse_reference(tmp / "model.onnx", tmp / "tokenizer.json",
+                                                            SPLADE_MAX_LENGTH))
+        if final.exists():
+            shutil.rmtree(final)
+        os.rename(tmp, final)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True, help="folder that receives the fixture folders")
@@ -307,7 +377,8 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"tokenizer not found: {tokenizer_path}")
     for name in FIXTURES:
         make_fixture(out_dir, name, tokenizer_path)
-    print(f"wrote {len(FIXTURES)} fixtures ({', '.join(FIXTURES)}) with {len(TEXTS)} reference texts "
+    make_sparse_fixture(out_dir, tokenizer_path)
+    print(f"wrote {len(FIXTURES) + 1} fixtures ({', '.join(FIXTURES)}, tiny-splade) with {len(TEXTS)} reference texts "
           f"to {out_dir} in {time.monotonic() - start:.1f}s")
     return 0
 

@@ -132,9 +132,10 @@ def bpe_tokenizer(texts: list[str], folder: Path):
     return fast
 
 
-def architectures(out: Path, minilm_tokenizer, texts: list[str], references: dict[str, np.ndarray]) -> dict[str, dict]:
-    """One tiny model per architecture, each in a typical sentence-transformers
-    arrangement of its family."""
+def architectures(out: Path, minilm_tokenizer, texts: list[str], references: dict[str, np.ndarray],
+                  only: set[str] | None = None) -> dict[str, dict]:
+    """One tiny model per architecture (those named in `only`, if given), each
+    in a typical sentence-transformers arrangement of its family."""
     import transformers as tf
 
     nn = torch.nn
@@ -184,13 +185,17 @@ def architectures(out: Path, minilm_tokenizer, texts: list[str], references: dic
                                                        dense(48, HIDDEN, nn.Identity(), bias=False),
                                                        models.Normalize()], None),
     }
-    bpe = None
+    unknown = sorted((only or set()) - specs.keys())
+    if unknown:
+        raise SystemExit(f"model_zoo: no architecture named {', '.join(unknown)}; known: {', '.join(specs)}")
+    # The byte-level BPE of the decoders; the refused exports use it too.
+    bpe = bpe_tokenizer(texts, out / "bpe")
     made: dict[str, dict] = {}
     for name, (config, model_class, is_decoder, modules, name_prompts) in specs.items():
+        if only is not None and name not in only:
+            continue
         base = out / "bases" / name
         if is_decoder:
-            if bpe is None:
-                bpe = bpe_tokenizer(texts, out / "bpe")
             config.vocab_size = len(bpe)
             bpe.save_pretrained(base)
         else:
@@ -451,7 +456,9 @@ def main() -> int:
     ap.add_argument("--out", required=True, type=Path)
     ap.add_argument("--tokenizer-from", required=True, type=Path, help="a model folder whose tokenizer is used")
     ap.add_argument("--texts", required=True, type=Path, help="texts to encode, one per line")
+    ap.add_argument("--architectures", help="comma-separated names: only these of the architectures (default: all)")
     args = ap.parse_args()
+    only = {n for n in args.architectures.split(",") if n} if args.architectures is not None else None
     torch.manual_seed(11)
     texts = [t for t in args.texts.read_text(encoding="utf-8").split("\n") if t.strip()]
     if args.out.exists():
@@ -472,7 +479,7 @@ def main() -> int:
         st = SentenceTransformer(str(folder), device="cpu")
         references[name] = st.encode(texts, batch_size=16, convert_to_numpy=True).astype(np.float32)
         zoo["embedders"][name] = {"modules": [type(m).__name__ for m in st]}
-    zoo["architectures"] = architectures(args.out / "architectures", tokenizer, texts, references)
+    zoo["architectures"] = architectures(args.out / "architectures", tokenizer, texts, references, only)
     pairs = [(texts[i], texts[j]) for i in range(3) for j in range(3, 11)]
     zoo["pairs"] = pairs
     zoo["refused"] = make_refused(base, args.out / "refused", texts, references)

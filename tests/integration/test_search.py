@@ -218,11 +218,18 @@ def test_sigkill_at_random_moments_leaves_a_consistent_index(tmp_path, tiny):
     assert index_rows(index) == expected
     check = json.loads(run_sieve("index", "check", "--index", str(index), "--json").stdout)
     assert check["ok"] and not any("were being read" in n for n in check["notes"]), check
-    # Searches agree with the index built in one go, through the graph too.
+    # Exact searches agree with the index built in one go, hit for hit. The graph is approximate and
+    # its shape follows the order chunks arrived in (which the kills changed), so through the graph
+    # each index finds most of the exact top 10, not necessarily the same misses.
+    def hits(where: Path, query: str, *mode: str) -> list[tuple[str, int]]:
+        return [(h["document_id"], h["chunk_index"]) for h in search_json(where, query, "--mode", "vector", *mode)["hits"]]
+
     for query in ("glacier canyon", "ocean reef lagoon"):
-        got = [(h["document_id"], h["chunk_index"]) for h in search_json(index, query, "--mode", "vector")["hits"]]
-        want = [(h["document_id"], h["chunk_index"]) for h in search_json(reference, query, "--mode", "vector")["hits"]]
-        assert got == want
+        exact = hits(reference, query, "--exact")
+        assert hits(index, query, "--exact") == exact
+        for where in (index, reference):
+            found = len(set(hits(where, query)) & set(exact))
+            assert found >= 8, (where.name, query, found, hits(where, query), exact)
 
 
 def test_readers_see_whole_documents_while_an_add_runs(tmp_path, tiny):

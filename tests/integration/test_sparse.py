@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from tokenizers import Tokenizer
 
-from conftest import MODEL, run_sieve
+from conftest import FIXTURES_DIR, MODEL, run_sieve
 from server_harness import Server, models_root
 
 ABS_TOL = 1e-4  # every weight
@@ -49,6 +49,20 @@ def test_cli_matches_sentence_transformers(splade):
     rows = embed_sparse(folder, [t["text"] for t in texts])
     assert len(rows) == len(texts)
     for row, t in zip(rows, texts):
+        assert_matches(as_dict(row), t["indices"], t["values"], repr(t["text"][:40]))
+
+
+def test_raw_logits_pooled_by_sieve_match_numpy():
+    """A graph that leaves the SPLADE pooling to Sieve (tiny-splade: random
+    weights, rank-3 logits; tools/make_fixtures.py), against onnxruntime's
+    logits pooled by NumPy, over 40 texts in every script."""
+    folder = FIXTURES_DIR / "tiny-splade"
+    if not (folder / "model.onnx").exists():
+        pytest.fail(f"{folder} is missing: run tools/make_fixtures.py")
+    reference = json.loads((folder / "reference.json").read_text())["texts"]
+    rows = embed_sparse(folder, [t["text"] for t in reference])
+    assert len(rows) == len(reference)
+    for row, t in zip(rows, reference):
         assert_matches(as_dict(row), t["indices"], t["values"], repr(t["text"][:40]))
 
 

@@ -14,8 +14,10 @@ project's Python environments.
 from __future__ import annotations
 
 import ast
+import os
 import random
 import sysconfig
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Iterable, NamedTuple
 
@@ -26,8 +28,8 @@ class Pair(NamedTuple):
     body: str
 
 
-def pairs_in_file(path: Path, key_prefix: str, seen: set[str]) -> list[Pair]:
-    """The file's usable pairs; `seen` holds summaries already taken (a repeated summary is skipped)."""
+def candidates_in_file(path: Path, key_prefix: str) -> list[Pair]:
+    """Every pair of the file whose lengths suit, repeated summaries included."""
     try:
         tree = ast.parse(path.read_text(encoding="utf-8"))
     except (SyntaxError, UnicodeDecodeError, ValueError, OSError, RecursionError):
@@ -42,11 +44,29 @@ def pairs_in_file(path: Path, key_prefix: str, seen: set[str]) -> list[Pair]:
         summary, body = doc.split("\n\n", 1)
         summary = " ".join(summary.split())
         body = " ".join(body.split())
-        if not (5 <= len(summary.split()) <= 25) or len(body.split()) < 25 or summary in seen:
+        if not (5 <= len(summary.split()) <= 25) or len(body.split()) < 25:
             continue
-        seen.add(summary)
         pairs.append(Pair(f"{key_prefix}.{node.name}:{node.lineno}", summary, body))
     return pairs
+
+
+def first_of_each_summary(candidates: Iterable[Pair], seen: set[str]) -> list[Pair]:
+    """The pairs whose summary is not in `seen` (a repeated summary is skipped), adding theirs."""
+    pairs = []
+    for pair in candidates:
+        if pair.summary not in seen:
+            seen.add(pair.summary)
+            pairs.append(pair)
+    return pairs
+
+
+def pairs_in_file(path: Path, key_prefix: str, seen: set[str]) -> list[Pair]:
+    """The file's usable pairs; `seen` holds summaries already taken (a repeated summary is skipped)."""
+    return first_of_each_summary(candidates_in_file(path, key_prefix), seen)
+
+
+def _candidates(job: tuple[Path, str]) -> list[Pair]:
+    return candidates_in_file(*job)
 
 
 def stdlib_pairs(limit: int | None = None, seed: int = 5) -> list[Pair]:
@@ -65,13 +85,19 @@ def package_pairs(packages: Iterable[Path], exclude: Iterable[Pair], limit: int,
     for pair in exclude:
         excluded_text.add(pair.summary)
         excluded_text.add(pair.body)
-    seen: set[str] = set()
-    pairs: list[Pair] = []
+    jobs = []
     for package in packages:
         for path in sorted(package.rglob("*.py")):
-            relative = path.relative_to(package.parent).with_suffix("")
-            for pair in pairs_in_file(path, ".".join(relative.parts), seen):
-                if pair.summary not in excluded_text and pair.body not in excluded_text:
-                    pairs.append(pair)
+            jobs.append((path, ".".join(path.relative_to(package.parent).with_suffix("").parts)))
+    # Parsing thousands of files is the slow part: in parallel, then taken in
+    # file order as one process would, so the pairs do not depend on the cores.
+    with ProcessPoolExecutor(max(1, os.cpu_count() or 1)) as pool:
+        per_file = list(pool.map(_candidates, jobs, chunksize=32))
+    seen: set[str] = set()
+    pairs: list[Pair] = []
+    for candidates in per_file:
+        for pair in first_of_each_summary(candidates, seen):
+            if pair.summary not in excluded_text and pair.body not in excluded_text:
+                pairs.append(pair)
     random.Random(seed).shuffle(pairs)
     return pairs[:limit]

@@ -16,8 +16,10 @@
 namespace sieve {
 
 // A local search index: a folder holding an SQLite database (documents,
-// chunks, metadata, vectors, FTS5 for BM25) and an approximate
-// nearest-neighbour graph (hnswlib) derived from the stored vectors.
+// chunks, metadata, vectors, FTS5 for BM25, and, when the index has a sparse
+// model, posting lists of each chunk's learned sparse vector) and an
+// approximate nearest-neighbour graph (hnswlib) derived from the stored
+// vectors.
 //
 // The database is the source of truth; the graph is a cache that is rebuilt
 // or caught up from it, so a crash at any moment loses at most the work of
@@ -80,6 +82,8 @@ struct IngestReport {
 struct IndexStats {
   std::filesystem::path folder;
   IndexModel model;
+  std::optional<IndexModel> sparse_model;  // dimension: its vocabulary size
+  std::size_t sparse_postings = 0;         // (term, chunk) weights stored
   ChunkingOptions chunking;
   std::size_t sources = 0;
   std::size_t documents = 0;
@@ -96,7 +100,9 @@ struct CheckReport {
   [[nodiscard]] bool ok() const noexcept { return problems.empty(); }
 };
 
-enum class SearchMode { kVector, kBm25, kHybrid };
+// kHybrid fuses the ranked lists of SearchOptions::fuse (by default vector,
+// BM25 and, in an index with a sparse model, sparse) by reciprocal rank.
+enum class SearchMode { kVector, kBm25, kSparse, kHybrid };
 const char* to_string(SearchMode mode) noexcept;
 SearchMode parse_search_mode(std::string_view name);
 
@@ -109,6 +115,9 @@ struct SearchOptions {
   std::size_t rerank_candidates = 50;
   // Reciprocal rank fusion's constant (Cormack et al. use 60).
   double rrf_k = 60;
+  // The lists kHybrid fuses (two or more of kVector, kBm25, kSparse); empty:
+  // every list the index has.
+  std::vector<SearchMode> fuse;
   // Search every stored vector instead of the graph (for recall measurements).
   bool exact = false;
   // hnswlib's ef at query time (at least the number of neighbours wanted).
@@ -119,6 +128,7 @@ struct SearchHit {
   double score = 0;  // of the mode (cosine, BM25, RRF), or the reranker's
   std::optional<double> vector_score;
   std::optional<double> bm25_score;
+  std::optional<double> sparse_score;  // the dot product of the query's and the chunk's sparse vectors
   std::optional<double> rerank_score;
   std::string document_id;
   std::string source;  // the file it came from
@@ -142,10 +152,11 @@ struct SearchResult {
 
 class SearchIndex {
  public:
-  // Creates the folder's index for `model` if it has none, else opens it and
-  // checks that `model` is the one it was built with.
+  // Creates the folder's index for `model` (and `sparse_model`, a SPLADE
+  // model whose vectors it also stores) if it has none, else opens it and
+  // checks that the models are the ones it was built with.
   static SearchIndex create(const std::filesystem::path& folder, const Embedder& model,
-                            const IndexCreateOptions& options = {});
+                            const IndexCreateOptions& options = {}, const Embedder* sparse_model = nullptr);
   // Opens an existing index (read and write); kNotFound if there is none.
   static SearchIndex open(const std::filesystem::path& folder);
 
@@ -154,13 +165,18 @@ class SearchIndex {
   ~SearchIndex();
 
   [[nodiscard]] const IndexModel& model() const noexcept;
+  // The sparse model, in an index that stores sparse vectors.
+  [[nodiscard]] const std::optional<IndexModel>& sparse_model() const noexcept;
   // kInvalidArgument naming both models when `embedder` is not the index's model.
   void check_model(const Embedder& embedder) const;
+  // The same for the sparse model (kInvalidArgument too when the index has none).
+  void check_sparse_model(const Embedder& embedder) const;
 
   // Reads files and folders (recursively): .txt, .md/.markdown, .html/.htm,
   // .jsonl. One writer at a time: a second gets kOverloaded.
+  // An index with a sparse model needs it as `sparse`.
   IngestReport add(const std::vector<std::filesystem::path>& paths, const Embedder& embedder,
-                   const IngestOptions& options = {});
+                   const IngestOptions& options = {}, const Embedder* sparse = nullptr);
   // Removes the documents of these files (or document ids); returns how many.
   std::size_t remove(const std::vector<std::string>& sources_or_ids);
 
@@ -168,8 +184,10 @@ class SearchIndex {
   [[nodiscard]] CheckReport check() const;
 
   // One consistent snapshot of the index, even while another process adds.
+  // `embedder` for the vector list, `sparse` (the index's sparse model) for
+  // the sparse one; each is needed when the mode (or fusion) uses its list.
   [[nodiscard]] SearchResult search(std::string_view query, const SearchOptions& options, const Embedder* embedder,
-                                    const Reranker* reranker = nullptr) const;
+                                    const Reranker* reranker = nullptr, const Embedder* sparse = nullptr) const;
 
  private:
   struct Impl;
@@ -186,7 +204,7 @@ namespace sieve {
 
 // The JSON a search answers with (sieve search --json, POST /v1/search):
 // {"query", "mode", "used_ann", "seconds", "hits": [{"score", "vector_score",
-// "bm25_score", "rerank_score", "document_id", "source", "title", "chunk_id",
+// "bm25_score", "sparse_score", "rerank_score", "document_id", "source", "title", "chunk_id",
 // "chunk_index", "chunk_begin", "chunk_end", "text", "matches", "metadata"}]}.
 std::string search_result_json(const SearchResult& result, std::string_view query, SearchMode mode);
 std::string index_stats_json(const IndexStats& stats);

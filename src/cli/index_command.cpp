@@ -15,6 +15,7 @@ namespace {
 struct IndexArgs {
   std::string index;
   ModelOptions model;
+  std::string sparse_model;
   std::vector<std::string> paths;
   std::size_t chunk_tokens = 256;
   std::size_t overlap_tokens = 32;
@@ -79,11 +80,23 @@ int run_add(const IndexArgs& args) {
     model_path = index->model().path;
   }
   const Embedder embedder = load_embedder(args.model, model_path);
-  if (!index) {
+  if (!index && args.sparse_model.empty()) {
+    // An existing index may have a sparse model that must be loaded too.
+    try {
+      index = SearchIndex::open(folder);
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::kNotFound) throw;
+    }
+  }
+  std::string sparse_path = args.sparse_model;
+  if (sparse_path.empty() && index && index->sparse_model()) sparse_path = index->sparse_model()->path;
+  std::optional<Embedder> sparse;
+  if (!sparse_path.empty()) sparse.emplace(load_embedder(args.model, sparse_path));
+  if (!index || !args.sparse_model.empty()) {
     IndexCreateOptions options;
     options.chunking = {args.chunk_tokens, args.overlap_tokens};
     options.exact_threshold = args.exact_threshold;
-    index = SearchIndex::create(folder, embedder, options);
+    index = SearchIndex::create(folder, embedder, options, sparse ? &*sparse : nullptr);
   }
   std::vector<std::filesystem::path> paths(args.paths.begin(), args.paths.end());
   IngestOptions options;
@@ -93,7 +106,7 @@ int run_add(const IndexArgs& args) {
     bar.emplace();
     options.progress = [&bar](const IngestProgress& progress) { (*bar)(progress); };
   }
-  const IngestReport report = index->add(paths, embedder, options);
+  const IngestReport report = index->add(paths, embedder, options, sparse ? &*sparse : nullptr);
   bar.reset();
   if (args.json) {
     write_stdout(ingest_report_json(report) + "\n");
@@ -138,6 +151,11 @@ int run_stats(const IndexArgs& args) {
   out += "index:      " + stats.folder.string() + "\n";
   out += "model:      " + stats.model.name + " (" + stats.model.path + "), dimension " +
          std::to_string(stats.model.dimension) + ", ONNX sha256 " + stats.model.onnx_sha256.substr(0, 16) + "\n";
+  if (stats.sparse_model) {
+    out += "sparse:     " + stats.sparse_model->name + " (" + stats.sparse_model->path + "), " +
+           stats.sparse_model->pooling + ", vocabulary " + std::to_string(stats.sparse_model->dimension) + ", " +
+           std::to_string(stats.sparse_postings) + " weights stored\n";
+  }
   out += "chunking:   " + std::to_string(stats.chunking.chunk_tokens) + " tokens, overlap " +
          std::to_string(stats.chunking.overlap_tokens) + "\n";
   out += "sources:    " + std::to_string(stats.sources) + "\n";
@@ -176,6 +194,9 @@ Action add_index_command(CLI::App& app) {
       "unchanged ones skipped");
   add->add_option("--index,-i", args->index, "Index folder (created with --model if new)")->required();
   add->add_option("--model,-m", args->model.model, "Embedding model folder (default: the index's)");
+  add->add_option("--sparse-model", args->sparse_model,
+                  "A sparse (SPLADE) model folder: a new index stores each chunk's sparse vector too, for sieve search "
+                  "--mode sparse and hybrid (default: the index's)");
   add_runtime_options(*add, args->model);
   add->add_option("paths", args->paths, "Files and folders to index")->required();
   add->add_option("--chunk-tokens", args->chunk_tokens, "Tokens per chunk, for a new index (default 256)")

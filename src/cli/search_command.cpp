@@ -1,5 +1,6 @@
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -19,6 +20,8 @@ struct SearchArgs {
   ModelOptions model;
   std::size_t k = 10;
   std::string mode = "hybrid";
+  std::string fuse;
+  std::string sparse_model;
   std::string rerank;
   std::size_t rerank_candidates = 50;
   std::vector<std::string> filters;
@@ -64,6 +67,22 @@ int run_search(const SearchArgs& args) {
   SearchOptions options;
   options.k = args.k;
   options.mode = parse_search_mode(args.mode);
+  if (!args.fuse.empty()) {
+    if (options.mode != SearchMode::kHybrid) {
+      throw Error(ErrorCode::kInvalidArgument, "--fuse goes with --mode hybrid");
+    }
+    for (std::size_t begin = 0; begin <= args.fuse.size();) {
+      const std::size_t comma = std::min(args.fuse.find(',', begin), args.fuse.size());
+      options.fuse.push_back(parse_search_mode(std::string_view(args.fuse).substr(begin, comma - begin)));
+      begin = comma + 1;
+    }
+  }
+  const auto uses = [&](SearchMode list) {
+    if (options.mode == list) return true;
+    if (options.mode != SearchMode::kHybrid) return false;
+    if (options.fuse.empty()) return list != SearchMode::kSparse || index.sparse_model().has_value();
+    return std::find(options.fuse.begin(), options.fuse.end(), list) != options.fuse.end();
+  };
   options.rerank_candidates = args.rerank_candidates;
   options.exact = args.exact;
   options.ef_search = args.ef;
@@ -74,13 +93,19 @@ int run_search(const SearchArgs& args) {
     }
     options.filters.emplace_back(filter.substr(0, equals), filter.substr(equals + 1));
   }
+  EmbedderOptions embedder_options;
+  embedder_options.runtime = to_runtime_options(args.model);
   std::optional<Embedder> embedder;
-  if (options.mode != SearchMode::kBm25) {
-    EmbedderOptions embedder_options;
-    embedder_options.runtime = to_runtime_options(args.model);
+  if (uses(SearchMode::kVector)) {
     embedder.emplace(
         Embedder::load(args.model.model.empty() ? index.model().path : args.model.model, embedder_options));
     index.check_model(*embedder);
+  }
+  std::optional<Embedder> sparse;
+  if (uses(SearchMode::kSparse) && (index.sparse_model() || !args.sparse_model.empty())) {
+    sparse.emplace(
+        Embedder::load(args.sparse_model.empty() ? index.sparse_model()->path : args.sparse_model, embedder_options));
+    index.check_sparse_model(*sparse);
   }
   std::optional<Reranker> reranker;
   if (!args.rerank.empty()) {
@@ -90,6 +115,7 @@ int run_search(const SearchArgs& args) {
   }
   const Embedder* embedder_used = embedder ? &*embedder : nullptr;
   const Reranker* reranker_used = reranker ? &*reranker : nullptr;
+  const Embedder* sparse_used = sparse ? &*sparse : nullptr;
   if (!args.queries.empty()) {
     // Many queries for one model load: one JSON line per query.
     std::ifstream file;
@@ -104,7 +130,8 @@ int run_search(const SearchArgs& args) {
       if (!line.empty() && line.back() == '\r') line.pop_back();
       if (line.empty()) continue;
       try {
-        write_stdout(search_result_json(index.search(line, options, embedder_used, reranker_used), line, options.mode) +
+        write_stdout(search_result_json(index.search(line, options, embedder_used, reranker_used, sparse_used), line,
+                                        options.mode) +
                      "\n");
       } catch (const Error& e) {
         throw Error(e.code(), args.queries + " line " + std::to_string(line_number) + ": " + e.what());
@@ -113,7 +140,7 @@ int run_search(const SearchArgs& args) {
     return 0;
   }
   if (args.query.empty()) throw Error(ErrorCode::kInvalidArgument, "give a query, or --queries FILE");
-  const SearchResult result = index.search(args.query, options, embedder_used, reranker_used);
+  const SearchResult result = index.search(args.query, options, embedder_used, reranker_used, sparse_used);
   if (args.json) {
     write_stdout(search_result_json(result, args.query, options.mode) + "\n");
     return 0;
@@ -153,8 +180,13 @@ Action add_search_command(CLI::App& app) {
   cmd->add_option("--queries", args->queries, "Search each line of this file ('-': standard input); JSON lines out")
       ->excludes(query);
   cmd->add_option("--k,-k", args->k, "Results to return (default 10)")->check(CLI::Range(1, 1000));
-  cmd->add_option("--mode", args->mode, "vector, bm25 or hybrid (reciprocal rank fusion; default)")
-      ->check(CLI::IsMember({"vector", "bm25", "hybrid"}));
+  cmd->add_option("--mode", args->mode,
+                  "vector, bm25, sparse (an index with a sparse model) or hybrid (reciprocal rank fusion; default)")
+      ->check(CLI::IsMember({"vector", "bm25", "sparse", "hybrid"}));
+  cmd->add_option("--fuse", args->fuse,
+                  "The lists hybrid fuses, two or more of vector,bm25,sparse (default: all the index has)");
+  cmd->add_option("--sparse-model", args->sparse_model,
+                  "The index's sparse model folder, when it moved since indexing (it must be the same model)");
   cmd->add_option("--rerank", args->rerank, "Cross-encoder model folder: rerank the best candidates");
   cmd->add_option("--rerank-candidates", args->rerank_candidates, "Candidates the cross-encoder scores (default 50)")
       ->check(CLI::Range(1, 1000));

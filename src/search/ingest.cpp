@@ -88,8 +88,8 @@ std::string read_file(const fs::path& path) {
 // documents are among them (or stored already).
 class PendingWork {
  public:
-  PendingWork(IndexStorage& storage, const Embedder& embedder, IngestReport& report)
-      : storage_(storage), embedder_(embedder), report_(report) {}
+  PendingWork(IndexStorage& storage, const Embedder& embedder, const Embedder* sparse, IngestReport& report)
+      : storage_(storage), embedder_(embedder), sparse_(sparse), report_(report) {}
 
   void add_document(NewDocument document) {
     chunks_ += document.chunks.size();
@@ -148,10 +148,19 @@ class PendingWork {
         normalize(chunk.vector);
       }
     }
+    if (sparse_ == nullptr) return;
+    // The sparse model reads the chunks the dense model's tokenizer cut;
+    // one longer than its own limit is truncated, as sentence-transformers does.
+    auto sparse = sparse_->embed_sparse(texts);
+    row = 0;
+    for (auto& document : documents_) {
+      for (auto& chunk : document.chunks) chunk.sparse = std::move(sparse[row++]);
+    }
   }
 
   IndexStorage& storage_;
   const Embedder& embedder_;
+  const Embedder* sparse_;
   IngestReport& report_;
   std::vector<NewDocument> documents_;
   std::vector<FinishedSource> sources_;
@@ -168,7 +177,7 @@ std::string source_key(const fs::path& path) {
 }
 
 IngestReport ingest(IndexStorage& storage, const std::vector<fs::path>& paths, const Embedder& embedder,
-                    const IngestOptions& options) {
+                    const IngestOptions& options, const Embedder* sparse) {
   const auto started = std::chrono::steady_clock::now();
   IngestReport report;
   const auto files = collect(paths, report);
@@ -187,7 +196,7 @@ IngestReport ingest(IndexStorage& storage, const std::vector<fs::path>& paths, c
   IngestProgress progress;
   progress.files_total = files.size();
   for (const auto& file : files) progress.bytes_total += file.bytes;
-  PendingWork pending(storage, embedder, report);
+  PendingWork pending(storage, embedder, sparse, report);
   const auto tell = [&] {
     progress.documents_indexed = report.documents_added;
     progress.chunks_indexed = report.chunks_added;
@@ -223,7 +232,7 @@ IngestReport ingest(IndexStorage& storage, const std::vector<fs::path>& paths, c
           document.metadata = std::move(extracted.metadata);
           for (const auto& span : chunk_text(tokenizer, extracted.text, chunk_tokens, overlap)) {
             document.chunks.push_back(
-                {span.begin, span.end, extracted.text.substr(span.begin, span.end - span.begin), {}});
+                {span.begin, span.end, extracted.text.substr(span.begin, span.end - span.begin), {}, {}});
           }
           pending.add_document(std::move(document));
           if (pending.chunks() >= options.commit_chunks) {

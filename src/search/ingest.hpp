@@ -13,8 +13,9 @@ namespace sieve::search {
 // Reads, chunks, embeds and stores files. Each group of documents is one
 // transaction, and a file's record (its content hash) is written only after
 // all its documents, so a run stopped at any point is finished by the next.
+// `sparse` (an index with a sparse model needs it) adds each chunk's sparse vector.
 IngestReport ingest(IndexStorage& storage, const std::vector<std::filesystem::path>& paths, const Embedder& embedder,
-                    const IngestOptions& options);
+                    const IngestOptions& options, const Embedder* sparse = nullptr);
 
 // Removes sources (files, by path) or documents (by id); returns documents removed.
 std::size_t remove_documents(IndexStorage& storage, const std::vector<std::string>& sources_or_ids);

@@ -1,6 +1,7 @@
 #include "search/retrieval.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -24,9 +25,9 @@ std::vector<float> query_vector(const Embedder& embedder, std::string_view query
 }
 
 // Cormack, Clarke and Buettcher (2009): each list adds 1 / (k + rank).
-std::vector<ScoredChunk> fuse(const std::vector<ScoredChunk>& a, const std::vector<ScoredChunk>& b, double k) {
+std::vector<ScoredChunk> fuse(const std::vector<const std::vector<ScoredChunk>*>& lists, double k) {
   std::unordered_map<std::int64_t, double> scores;
-  for (const auto* list : {&a, &b}) {
+  for (const auto* list : lists) {
     for (std::size_t rank = 0; rank < list->size(); ++rank) {
       scores[(*list)[rank].id] += 1.0 / (k + static_cast<double>(rank + 1));
     }
@@ -39,43 +40,108 @@ std::vector<ScoredChunk> fuse(const std::vector<ScoredChunk>& a, const std::vect
   return fused;
 }
 
+// The lists a search ranks by: the mode's own, or those hybrid fuses.
+std::vector<SearchMode> lists_of(const SearchOptions& options, const StorageConfig& config) {
+  if (options.mode != SearchMode::kHybrid) {
+    if (!options.fuse.empty()) {
+      throw Error(ErrorCode::kInvalidArgument, "only hybrid search fuses lists; a " +
+                                                   std::string(to_string(options.mode)) + " search ranks by its own");
+    }
+    return {options.mode};
+  }
+  std::vector<SearchMode> lists = options.fuse;
+  if (lists.empty()) {
+    lists = {SearchMode::kVector, SearchMode::kBm25};
+    if (config.sparse_model) lists.push_back(SearchMode::kSparse);
+    return lists;
+  }
+  for (std::size_t i = 0; i < lists.size(); ++i) {
+    if (lists[i] == SearchMode::kHybrid) {
+      throw Error(ErrorCode::kInvalidArgument, "hybrid search fuses vector, bm25 and sparse lists, not hybrid ones");
+    }
+    if (std::find(lists.begin(), lists.begin() + static_cast<std::ptrdiff_t>(i), lists[i]) !=
+        lists.begin() + static_cast<std::ptrdiff_t>(i)) {
+      throw Error(ErrorCode::kInvalidArgument,
+                  "hybrid search fuses each list once; " + std::string(to_string(lists[i])) + " is named twice");
+    }
+  }
+  if (lists.size() < 2) {
+    throw Error(ErrorCode::kInvalidArgument, "hybrid search fuses two or more of vector, bm25 and sparse");
+  }
+  return lists;
+}
+
+bool uses(const std::vector<SearchMode>& lists, SearchMode mode) {
+  return std::find(lists.begin(), lists.end(), mode) != lists.end();
+}
+
 }  // namespace
 
 SearchResult retrieve(const IndexStorage& storage, std::string_view query, const SearchOptions& options,
-                      const Embedder* embedder, const Reranker* reranker) {
+                      const RetrievalModels& models) {
   const auto started = std::chrono::steady_clock::now();
   if (options.k == 0 || options.k > kMaxResults) {
     throw Error(ErrorCode::kInvalidArgument, "k must be between 1 and " + std::to_string(kMaxResults));
   }
   if (query.empty()) throw Error(ErrorCode::kInvalidInput, "the query is empty");
-  const bool wants_vectors = options.mode != SearchMode::kBm25;
-  if (wants_vectors && embedder == nullptr) {
+  const std::vector<SearchMode> lists = lists_of(options, storage.config());
+  const bool wants_vectors = uses(lists, SearchMode::kVector);
+  const bool wants_sparse = uses(lists, SearchMode::kSparse);
+  if (wants_vectors && models.dense == nullptr) {
     throw Error(ErrorCode::kInvalidArgument,
                 std::string(to_string(options.mode)) + " search needs the embedding model");
   }
+  if (wants_sparse && !storage.config().sparse_model) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "sparse search needs sparse vectors, and this index has none: create it with a sparse model "
+                "(sieve index add --sparse-model)");
+  }
+  if (wants_sparse && models.sparse == nullptr) {
+    throw Error(ErrorCode::kInvalidArgument, std::string(to_string(options.mode)) +
+                                                 " search needs the index's sparse model " +
+                                                 storage.config().sparse_model->name);
+  }
+  const Reranker* reranker = models.reranker;
   std::size_t depth = options.k;
   if (reranker) depth = std::clamp(options.rerank_candidates, options.k, kMaxResults);
   // Fusion needs room below the cut: a chunk ranked 40th in both lists can beat one ranked 5th in one.
   const std::size_t list_depth = options.mode == SearchMode::kHybrid ? std::max<std::size_t>(depth, 50) : depth;
 
   std::vector<float> vector;
-  if (wants_vectors) vector = query_vector(*embedder, query);
+  if (wants_vectors) vector = query_vector(*models.dense, query);
+  SparseVector sparse_query;
+  if (wants_sparse) {
+    const std::array<std::string_view, 1> texts{query};
+    sparse_query = std::move(models.sparse->embed_sparse(texts).front());
+  }
 
   SearchResult result;
   auto snapshot = storage.snapshot();
   const AllowedChunks allowed = snapshot->filter(options.filters);
   std::vector<ScoredChunk> by_vector;
   std::vector<ScoredChunk> by_keyword;
+  std::vector<ScoredChunk> by_sparse;
   if (wants_vectors) {
     by_vector = snapshot->nearest(vector, list_depth, allowed, options.exact, options.ef_search, &result.used_ann);
   }
-  if (options.mode != SearchMode::kVector) by_keyword = snapshot->keyword(query, list_depth, allowed);
+  if (uses(lists, SearchMode::kBm25)) by_keyword = snapshot->keyword(query, list_depth, allowed);
+  if (wants_sparse) by_sparse = snapshot->sparse(sparse_query, list_depth, allowed);
 
   std::vector<ScoredChunk> ranked;
   switch (options.mode) {
     case SearchMode::kVector: ranked = by_vector; break;
     case SearchMode::kBm25: ranked = by_keyword; break;
-    case SearchMode::kHybrid: ranked = fuse(by_vector, by_keyword, options.rrf_k); break;
+    case SearchMode::kSparse: ranked = by_sparse; break;
+    case SearchMode::kHybrid: {
+      std::vector<const std::vector<ScoredChunk>*> fused;
+      for (const SearchMode list : lists) {
+        fused.push_back(list == SearchMode::kVector ? &by_vector
+                        : list == SearchMode::kBm25 ? &by_keyword
+                                                    : &by_sparse);
+      }
+      ranked = fuse(fused, options.rrf_k);
+      break;
+    }
   }
   if (ranked.size() > depth) ranked.resize(depth);
 
@@ -85,8 +151,10 @@ SearchResult retrieve(const IndexStorage& storage, std::string_view query, const
   auto stored = snapshot->chunks(ids);
   std::unordered_map<std::int64_t, double> vector_scores;
   std::unordered_map<std::int64_t, double> keyword_scores;
+  std::unordered_map<std::int64_t, double> sparse_scores;
   for (const auto& hit : by_vector) vector_scores.emplace(hit.id, hit.score);
   for (const auto& hit : by_keyword) keyword_scores.emplace(hit.id, hit.score);
+  for (const auto& hit : by_sparse) sparse_scores.emplace(hit.id, hit.score);
   std::unordered_map<std::int64_t, double> rank_scores;
   for (const auto& hit : ranked) rank_scores.emplace(hit.id, hit.score);
 
@@ -97,6 +165,7 @@ SearchResult retrieve(const IndexStorage& storage, std::string_view query, const
     hit.score = rank_scores[chunk.id];
     if (const auto it = vector_scores.find(chunk.id); it != vector_scores.end()) hit.vector_score = it->second;
     if (const auto it = keyword_scores.find(chunk.id); it != keyword_scores.end()) hit.bm25_score = it->second;
+    if (const auto it = sparse_scores.find(chunk.id); it != sparse_scores.end()) hit.sparse_score = it->second;
     hit.document_id = std::move(chunk.document_key);
     hit.source = std::move(chunk.source);
     hit.title = std::move(chunk.title);

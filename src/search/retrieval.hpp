@@ -7,9 +7,17 @@
 
 namespace sieve::search {
 
-// Vector, BM25 or hybrid (reciprocal rank fusion) retrieval over one
-// snapshot, then optional cross-encoder reranking of the best candidates.
+// The models a search may use; each may be null when its list is not wanted.
+struct RetrievalModels {
+  const Embedder* dense = nullptr;
+  const Embedder* sparse = nullptr;
+  const Reranker* reranker = nullptr;
+};
+
+// Vector, BM25, sparse or hybrid (reciprocal rank fusion of any of them)
+// retrieval over one snapshot, then optional cross-encoder reranking of the
+// best candidates.
 SearchResult retrieve(const IndexStorage& storage, std::string_view query, const SearchOptions& options,
-                      const Embedder* embedder, const Reranker* reranker);
+                      const RetrievalModels& models);
 
 }  // namespace sieve::search

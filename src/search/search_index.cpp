@@ -76,25 +76,40 @@ std::string cached_fingerprint(const fs::path& index_folder, const fs::path& onn
   return sha256;
 }
 
-// Indexes hold one dense vector per chunk.
+// Indexes hold one dense vector per chunk, and a sparse one beside it when
+// they have a sparse model.
 void require_dense(const ModelInfo& info) {
   if (info.output_kind != OutputKind::kDense) {
     throw Error(ErrorCode::kUnsupported, info.folder.string() +
-                                             " is a sparse (SPLADE) model; a search index stores dense vectors, "
-                                             "so index with a dense embedding model");
+                                             " is a sparse (SPLADE) model; a search index needs a dense embedding "
+                                             "model, and stores sparse vectors beside its dense ones when it is "
+                                             "created with a sparse model too (sieve index add --sparse-model)");
   }
 }
 
-IndexModel describe(const Embedder& embedder) {
+void require_sparse(const ModelInfo& info) {
+  if (info.output_kind != OutputKind::kSparse) {
+    throw Error(ErrorCode::kInvalidArgument,
+                info.folder.string() +
+                    " is a dense embedding model, not a sparse (SPLADE) one; --sparse-model takes a "
+                    "model whose sieve info kind is \"sparse embedding\"");
+  }
+}
+
+IndexModel describe(const Embedder& embedder, bool sparse = false) {
   const auto& info = embedder.info();
-  require_dense(info);
+  if (sparse) {
+    require_sparse(info);
+  } else {
+    require_dense(info);
+  }
   IndexModel model;
   model.path = fs::absolute(info.folder).lexically_normal().string();
   while (!model.path.empty() && model.path.back() == '/') model.path.pop_back();
   model.name = fs::path(model.path).filename().string();
   model.onnx_sha256 = search::file_sha256(info.onnx_file);
   model.dimension = info.dimension;
-  model.pooling = info.pooled_by_model ? "model" : to_string(info.pooling);
+  model.pooling = sparse ? pooling_name(info) : info.pooled_by_model ? "model" : to_string(info.pooling);
   model.normalize = info.normalize;
   return model;
 }
@@ -105,6 +120,7 @@ const char* to_string(SearchMode mode) noexcept {
   switch (mode) {
     case SearchMode::kVector: return "vector";
     case SearchMode::kBm25: return "bm25";
+    case SearchMode::kSparse: return "sparse";
     case SearchMode::kHybrid: return "hybrid";
   }
   return "?";
@@ -113,8 +129,10 @@ const char* to_string(SearchMode mode) noexcept {
 SearchMode parse_search_mode(std::string_view name) {
   if (name == "vector") return SearchMode::kVector;
   if (name == "bm25") return SearchMode::kBm25;
+  if (name == "sparse") return SearchMode::kSparse;
   if (name == "hybrid") return SearchMode::kHybrid;
-  throw Error(ErrorCode::kInvalidArgument, "unknown search mode '" + std::string(name) + "' (vector, bm25, hybrid)");
+  throw Error(ErrorCode::kInvalidArgument,
+              "unknown search mode '" + std::string(name) + "' (vector, bm25, sparse, hybrid)");
 }
 
 std::string model_fingerprint(const Embedder& embedder) {
@@ -131,7 +149,8 @@ SearchIndex::SearchIndex(SearchIndex&&) noexcept = default;
 SearchIndex& SearchIndex::operator=(SearchIndex&&) noexcept = default;
 SearchIndex::~SearchIndex() = default;
 
-SearchIndex SearchIndex::create(const fs::path& folder, const Embedder& model, const IndexCreateOptions& options) {
+SearchIndex SearchIndex::create(const fs::path& folder, const Embedder& model, const IndexCreateOptions& options,
+                                const Embedder* sparse_model) {
   if (options.chunking.chunk_tokens == 0) {
     throw Error(ErrorCode::kInvalidArgument, "chunk size must be at least one token");
   }
@@ -140,7 +159,8 @@ SearchIndex SearchIndex::create(const fs::path& folder, const Embedder& model, c
   }
   auto impl = std::make_unique<Impl>();
   impl->folder = folder;
-  search::StorageConfig config{describe(model), options};
+  search::StorageConfig config{describe(model), std::nullopt, options};
+  if (sparse_model) config.sparse_model = describe(*sparse_model, true);
   {
     std::error_code error;
     fs::create_directories(folder, error);
@@ -149,6 +169,7 @@ SearchIndex SearchIndex::create(const fs::path& folder, const Embedder& model, c
   impl->storage = search::open_sqlite_storage(folder, config);
   SearchIndex index(std::move(impl));
   index.check_model(model);
+  if (sparse_model) index.check_sparse_model(*sparse_model);
   return index;
 }
 
@@ -163,15 +184,17 @@ const IndexModel& SearchIndex::model() const noexcept {
   return impl_->storage->config().model;
 }
 
-void SearchIndex::check_model(const Embedder& embedder) const {
-  const auto& recorded = model();
-  const auto& info = embedder.info();
-  require_dense(info);
-  const std::string fingerprint = info.dimension == recorded.dimension
-                                      ? cached_fingerprint(impl_->folder, info.onnx_file)
-                                      : std::string("(not computed)");
+const std::optional<IndexModel>& SearchIndex::sparse_model() const noexcept {
+  return impl_->storage->config().sparse_model;
+}
+
+namespace {
+
+void require_recorded(const fs::path& folder, const IndexModel& recorded, const ModelInfo& info, const char* what) {
+  const std::string fingerprint =
+      info.dimension == recorded.dimension ? cached_fingerprint(folder, info.onnx_file) : std::string("(not computed)");
   if (info.dimension != recorded.dimension || fingerprint != recorded.onnx_sha256) {
-    throw Error(ErrorCode::kInvalidArgument, "the index in " + impl_->folder.string() + " was built with " +
+    throw Error(ErrorCode::kInvalidArgument, "the index in " + folder.string() + " was built with " + what +
                                                  recorded.name + " (" + recorded.path + ", dimension " +
                                                  std::to_string(recorded.dimension) + ", ONNX sha256 " +
                                                  recorded.onnx_sha256.substr(0, 12) + "); " + info.folder.string() +
@@ -180,11 +203,37 @@ void SearchIndex::check_model(const Embedder& embedder) const {
   }
 }
 
+}  // namespace
+
+void SearchIndex::check_model(const Embedder& embedder) const {
+  require_dense(embedder.info());
+  require_recorded(impl_->folder, model(), embedder.info(), "");
+}
+
+void SearchIndex::check_sparse_model(const Embedder& embedder) const {
+  require_sparse(embedder.info());
+  const auto& recorded = sparse_model();
+  if (!recorded) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "the index in " + impl_->folder.string() +
+                    " stores no sparse vectors: it was created without a sparse model, and chunks already in it "
+                    "would have none (create a new index with --sparse-model)");
+  }
+  require_recorded(impl_->folder, *recorded, embedder.info(), "the sparse model ");
+}
+
 IngestReport SearchIndex::add(const std::vector<fs::path>& paths, const Embedder& embedder,
-                              const IngestOptions& options) {
+                              const IngestOptions& options, const Embedder* sparse) {
   check_model(embedder);
+  if (sparse) {
+    check_sparse_model(*sparse);
+  } else if (const auto& recorded = sparse_model()) {
+    throw Error(ErrorCode::kInvalidArgument, "the index in " + impl_->folder.string() +
+                                                 " also stores sparse vectors: adding to it needs its sparse model " +
+                                                 recorded->name + " (" + recorded->path + ")");
+  }
   const WriteLock lock(impl_->folder);
-  return search::ingest(*impl_->storage, paths, embedder, options);
+  return search::ingest(*impl_->storage, paths, embedder, options, sparse);
 }
 
 std::size_t SearchIndex::remove(const std::vector<std::string>& sources_or_ids) {
@@ -200,8 +249,8 @@ CheckReport SearchIndex::check() const {
 }
 
 SearchResult SearchIndex::search(std::string_view query, const SearchOptions& options, const Embedder* embedder,
-                                 const Reranker* reranker) const {
-  return search::retrieve(*impl_->storage, query, options, embedder, reranker);
+                                 const Reranker* reranker, const Embedder* sparse) const {
+  return search::retrieve(*impl_->storage, query, options, {embedder, sparse, reranker});
 }
 
 }  // namespace sieve

@@ -26,6 +26,7 @@ std::string search_result_json(const SearchResult& result, std::string_view quer
     hits.push_back({{"score", hit.score},
                     {"vector_score", optional_number(hit.vector_score)},
                     {"bm25_score", optional_number(hit.bm25_score)},
+                    {"sparse_score", optional_number(hit.sparse_score)},
                     {"rerank_score", optional_number(hit.rerank_score)},
                     {"document_id", hit.document_id},
                     {"source", hit.source},
@@ -46,6 +47,14 @@ std::string search_result_json(const SearchResult& result, std::string_view quer
 }
 
 std::string index_stats_json(const IndexStats& stats) {
+  nlohmann::json sparse_model = nullptr;
+  if (stats.sparse_model) {
+    sparse_model = {{"name", stats.sparse_model->name},
+                    {"path", stats.sparse_model->path},
+                    {"onnx_sha256", stats.sparse_model->onnx_sha256},
+                    {"vocabulary", stats.sparse_model->dimension},
+                    {"pooling", stats.sparse_model->pooling}};
+  }
   return dump({{"folder", stats.folder.string()},
                {"model",
                 {{"name", stats.model.name},
@@ -54,6 +63,8 @@ std::string index_stats_json(const IndexStats& stats) {
                  {"dimension", stats.model.dimension},
                  {"pooling", stats.model.pooling},
                  {"normalize", stats.model.normalize}}},
+               {"sparse_model", sparse_model},
+               {"sparse_postings", stats.sparse_postings},
                {"chunk_tokens", stats.chunking.chunk_tokens},
                {"overlap_tokens", stats.chunking.overlap_tokens},
                {"sources", stats.sources},

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "search/ann_graph.hpp"
@@ -22,7 +23,11 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kDatabaseFile = "index.sqlite";
+// Version 2 is version 1 plus the sparse model and its posting lists: an
+// index without a sparse model stays at 1, readable by earlier Sieves, and
+// one with a sparse model is refused by them instead of losing postings.
 constexpr const char* kSchemaVersion = "1";
+constexpr const char* kSparseSchemaVersion = "2";
 
 // Deleting a chunk logs its id, so that the graph, which only marks
 // deletions, can catch up; and FTS5's external-content table follows the
@@ -49,6 +54,17 @@ END;
 CREATE TRIGGER IF NOT EXISTS chunks_removed AFTER DELETE ON chunks BEGIN
   INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.id, old.text);
   INSERT INTO removed_chunks(chunk_id) VALUES (old.id);
+END;
+)sql";
+
+// A posting list per vocabulary term: the chunks whose sparse vector has a
+// weight for it. Keyed by term for queries, indexed by chunk for removals.
+constexpr const char* kSparseSchema = R"sql(
+CREATE TABLE IF NOT EXISTS sparse_postings(term INTEGER NOT NULL, chunk_id INTEGER NOT NULL, weight REAL NOT NULL,
+  PRIMARY KEY(term, chunk_id)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS sparse_postings_by_chunk ON sparse_postings(chunk_id);
+CREATE TRIGGER IF NOT EXISTS chunks_removed_postings AFTER DELETE ON chunks BEGIN
+  DELETE FROM sparse_postings WHERE chunk_id = old.id;
 END;
 )sql";
 
@@ -123,8 +139,8 @@ class SqliteStorage;
 
 class SqliteWriter final : public StorageWriter {
  public:
-  SqliteWriter(Database& db, std::unique_lock<std::mutex> lock)
-      : lock_(std::move(lock)), db_(&db), transaction_(db, Transaction::Kind::kWrite) {}
+  SqliteWriter(Database& db, std::unique_lock<std::mutex> lock, bool sparse)
+      : lock_(std::move(lock)), db_(&db), transaction_(db, Transaction::Kind::kWrite), sparse_(sparse) {}
 
   std::optional<std::pair<std::string, std::string>> document(std::string_view key) override {
     auto statement = db_->prepare("SELECT content_hash, source FROM documents WHERE key = ?");
@@ -158,10 +174,23 @@ class SqliteWriter final : public StorageWriter {
     for (const auto& [key, value] : document.metadata) insert_metadata.bind(1, id).bind(2, key).bind(3, value).run();
     auto insert_chunk = db_->prepare(
         "INSERT INTO chunks(document_id, ordinal, start_byte, end_byte, text, vector) VALUES (?, ?, ?, ?, ?, ?)");
+    std::optional<Statement> insert_posting;
+    if (sparse_) insert_posting.emplace(db_->prepare("INSERT INTO sparse_postings VALUES (?, ?, ?)"));
     for (std::size_t i = 0; i < document.chunks.size(); ++i) {
       const auto& chunk = document.chunks[i];
       insert_chunk.bind(1, id).bind(2, static_cast<std::int64_t>(i)).bind(3, static_cast<std::int64_t>(chunk.begin));
       insert_chunk.bind(4, static_cast<std::int64_t>(chunk.end)).bind(5, chunk.text).bind_blob(6, chunk.vector).run();
+      if (!insert_posting) {
+        if (!chunk.sparse.ids.empty()) {
+          throw Error(ErrorCode::kInvalidArgument, "a sparse vector for an index without a sparse model");
+        }
+        continue;
+      }
+      const std::int64_t chunk_id = db_->last_insert_rowid();
+      for (std::size_t t = 0; t < chunk.sparse.ids.size(); ++t) {
+        insert_posting->bind(1, static_cast<std::int64_t>(chunk.sparse.ids[t])).bind(2, chunk_id);
+        insert_posting->bind(3, static_cast<double>(chunk.sparse.weights[t])).run();
+      }
     }
   }
 
@@ -188,6 +217,7 @@ class SqliteWriter final : public StorageWriter {
   std::unique_lock<std::mutex> lock_;
   Database* db_;
   Transaction transaction_;
+  bool sparse_ = false;
 };
 
 class SqliteStorage final : public IndexStorage {
@@ -210,6 +240,7 @@ class SqliteStorage final : public IndexStorage {
         fresh.exec("PRAGMA journal_mode=WAL");
         Transaction transaction(fresh, Transaction::Kind::kWrite);
         fresh.exec(kSchema);
+        if (create->sparse_model) fresh.exec(kSparseSchema);
         write_config(fresh, *create);
         transaction.commit();
       }
@@ -226,9 +257,9 @@ class SqliteStorage final : public IndexStorage {
     {
       const auto version = meta("schema_version");
       if (!version) throw Error(ErrorCode::kParse, file.string() + " is not a Sieve index (no schema_version)");
-      if (*version != kSchemaVersion) {
-        throw Error(ErrorCode::kUnsupported,
-                    file.string() + " has index schema " + *version + "; this Sieve reads " + kSchemaVersion);
+      if (*version != kSchemaVersion && *version != kSparseSchemaVersion) {
+        throw Error(ErrorCode::kUnsupported, file.string() + " has index schema " + *version + "; this Sieve reads " +
+                                                 kSchemaVersion + " and " + kSparseSchemaVersion);
       }
     }
     config_ = read_config_from(db);
@@ -257,7 +288,7 @@ class SqliteStorage final : public IndexStorage {
 
   std::unique_ptr<StorageWriter> begin_write() override {
     std::unique_lock lock(writer_mutex_);
-    return std::make_unique<SqliteWriter>(*writer_db_, std::move(lock));
+    return std::make_unique<SqliteWriter>(*writer_db_, std::move(lock), config_.sparse_model.has_value());
   }
 
   std::unique_ptr<StorageSnapshot> snapshot() const override;
@@ -391,7 +422,14 @@ class SqliteStorage final : public IndexStorage {
   static void write_config(Database& db, const StorageConfig& config) {
     auto set = db.prepare("INSERT OR REPLACE INTO meta VALUES (?, ?)");
     const auto put = [&](std::string_view key, const std::string& value) { set.bind(1, key).bind(2, value).run(); };
-    put("schema_version", kSchemaVersion);
+    put("schema_version", config.sparse_model ? kSparseSchemaVersion : kSchemaVersion);
+    if (config.sparse_model) {
+      put("sparse_model_name", config.sparse_model->name);
+      put("sparse_model_path", config.sparse_model->path);
+      put("sparse_model_sha256", config.sparse_model->onnx_sha256);
+      put("sparse_dimension", std::to_string(config.sparse_model->dimension));
+      put("sparse_pooling", config.sparse_model->pooling);
+    }
     put("model_name", config.model.name);
     put("model_path", config.model.path);
     put("model_sha256", config.model.onnx_sha256);
@@ -426,6 +464,15 @@ class SqliteStorage final : public IndexStorage {
     config.options.hnsw_m = number("hnsw_m");
     config.options.hnsw_ef_construction = number("hnsw_ef_construction");
     if (config.model.dimension == 0) throw Error(ErrorCode::kParse, db.file().string() + ": dimension 0");
+    if (get("schema_version") == kSparseSchemaVersion) {
+      IndexModel sparse;
+      sparse.name = get("sparse_model_name");
+      sparse.path = get("sparse_model_path");
+      sparse.onnx_sha256 = get("sparse_model_sha256");
+      sparse.dimension = number("sparse_dimension");
+      sparse.pooling = get("sparse_pooling");
+      config.sparse_model = std::move(sparse);
+    }
     return config;
   }
 };
@@ -535,6 +582,29 @@ class SqliteSnapshot final : public StorageSnapshot {
       statement.reset();
       if (found.size() >= n || rows < limit) break;
     }
+    return found;
+  }
+
+  std::vector<ScoredChunk> sparse(const SparseVector& query, std::size_t n, const AllowedChunks& allowed) override {
+    if (!storage_->config().sparse_model) {
+      throw Error(ErrorCode::kInvalidArgument, "this index stores no sparse vectors");
+    }
+    // Term at a time: each of the query's terms adds its weight times the
+    // chunk's to every chunk of its posting list.
+    std::unordered_map<std::int64_t, double> scores;
+    auto statement = lease_.db->prepare("SELECT chunk_id, weight FROM sparse_postings WHERE term = ?");
+    for (std::size_t t = 0; t < query.ids.size(); ++t) {
+      statement.bind(1, static_cast<std::int64_t>(query.ids[t]));
+      const double weight = query.weights[t];
+      while (statement.step()) scores[statement.integer(0)] += weight * statement.real(1);
+      statement.reset();
+    }
+    std::vector<ScoredChunk> found;
+    found.reserve(scores.size());
+    for (const auto& [id, score] : scores) {
+      if (!allowed || std::binary_search(allowed->begin(), allowed->end(), id)) found.push_back({id, score});
+    }
+    keep_best(found, n);
     return found;
   }
 
@@ -710,6 +780,7 @@ IndexStats SqliteStorage::stats() const {
   IndexStats stats;
   stats.folder = folder_;
   stats.model = config_.model;
+  stats.sparse_model = config_.sparse_model;
   stats.chunking = config_.options.chunking;
   stats.exact_threshold = config_.options.exact_threshold;
   auto lease = reader();
@@ -718,6 +789,9 @@ IndexStats SqliteStorage::stats() const {
   stats.sources = static_cast<std::size_t>(count(db, "SELECT count(*) FROM sources"));
   stats.documents = static_cast<std::size_t>(count(db, "SELECT count(*) FROM documents"));
   stats.chunks = static_cast<std::size_t>(count(db, "SELECT count(*) FROM chunks"));
+  if (config_.sparse_model) {
+    stats.sparse_postings = static_cast<std::size_t>(count(db, "SELECT count(*) FROM sparse_postings"));
+  }
   std::error_code error;
   for (const char* suffix : {"", "-wal"}) {
     const auto size = fs::file_size(folder_ / (std::string(kDatabaseFile) + suffix), error);
@@ -774,6 +848,30 @@ CheckReport SqliteStorage::check() const {
         report.problems.push_back("document " + row.text(0) + " holds the chunk at byte " +
                                   std::to_string(row.integer(1)) + " " + std::to_string(row.integer(2)) + " times");
       });
+  if (config_.sparse_model) {
+    each(
+        "SELECT p.chunk_id, count(*) FROM sparse_postings p LEFT JOIN chunks c ON c.id = p.chunk_id "
+        "WHERE c.id IS NULL GROUP BY p.chunk_id",
+        [&](Statement& row) {
+          report.problems.push_back("the sparse postings hold " + std::to_string(row.integer(1)) +
+                                    " weights of chunk " + std::to_string(row.integer(0)) + ", which is not stored");
+        });
+    each("SELECT count(*), min(term), max(term) FROM sparse_postings WHERE term < 0 OR term >= " +
+             std::to_string(config_.sparse_model->dimension) + " OR NOT weight > 0 HAVING count(*) > 0",
+         [&](Statement& row) {
+           report.problems.push_back(std::to_string(row.integer(0)) + " sparse weights are not positive or name a " +
+                                     "term outside the vocabulary of " +
+                                     std::to_string(config_.sparse_model->dimension) + " (terms " +
+                                     std::to_string(row.integer(1)) + " to " + std::to_string(row.integer(2)) + ")");
+         });
+    const auto without = count(db,
+                               "SELECT count(*) FROM chunks c WHERE NOT EXISTS "
+                               "(SELECT 1 FROM sparse_postings p WHERE p.chunk_id = c.id)");
+    if (without > 0) {
+      report.notes.push_back(std::to_string(without) + " chunks have an empty sparse vector (no term of the sparse " +
+                             "model's vocabulary has a weight); sparse search never finds them");
+    }
+  }
   const auto fts_rows = count(db, "SELECT count(*) FROM chunks_fts");
   const auto chunk_rows = count(db, "SELECT count(*) FROM chunks");
   if (fts_rows != chunk_rows) {

@@ -25,6 +25,7 @@ struct NewChunk {
   std::size_t end = 0;
   std::string text;
   std::vector<float> vector;
+  SparseVector sparse;  // empty unless the index has a sparse model
 };
 
 struct NewDocument {
@@ -81,12 +82,16 @@ class StorageSnapshot {
                                            bool exact, std::size_t ef, bool* used_ann) = 0;
   // Best chunks by BM25 for the words of `query`.
   virtual std::vector<ScoredChunk> keyword(std::string_view query, std::size_t n, const AllowedChunks& allowed) = 0;
+  // Best chunks by the dot product of their sparse vectors with `query`'s
+  // (chunks sharing no term with it are left out).
+  virtual std::vector<ScoredChunk> sparse(const SparseVector& query, std::size_t n, const AllowedChunks& allowed) = 0;
   // The chunks with these ids, in that order; ids no longer stored are left out.
   virtual std::vector<StoredChunk> chunks(std::span<const std::int64_t> ids) = 0;
 };
 
 struct StorageConfig {
   IndexModel model;
+  std::optional<IndexModel> sparse_model;
   IndexCreateOptions options;
 };
 

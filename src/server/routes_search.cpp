@@ -27,13 +27,33 @@ auto option(Read&& read) -> decltype(read()) {
   }
 }
 
+SearchMode mode_named(const std::string& name, const char* field) {
+  if (name == "vector") return SearchMode::kVector;
+  if (name == "bm25") return SearchMode::kBm25;
+  if (name == "sparse") return SearchMode::kSparse;
+  if (name == "hybrid") return SearchMode::kHybrid;
+  throw HttpError(
+      400,
+      "`" + std::string(field) + "` must name \"vector\", \"bm25\", \"sparse\" or \"hybrid\", not \"" + name + "\"",
+      field);
+}
+
 SearchMode read_mode(const json& body) {
   const auto name = option([&] { return optional_string(body, "mode"); });
-  if (!name) return SearchMode::kHybrid;
-  if (*name == "vector") return SearchMode::kVector;
-  if (*name == "bm25") return SearchMode::kBm25;
-  if (*name == "hybrid") return SearchMode::kHybrid;
-  throw HttpError(400, "`mode` must be \"vector\", \"bm25\" or \"hybrid\", not \"" + *name + "\"", "mode");
+  return name ? mode_named(*name, "mode") : SearchMode::kHybrid;
+}
+
+// "fuse": the lists a hybrid search fuses, e.g. ["sparse", "bm25"].
+std::vector<SearchMode> read_fuse(const json& body) {
+  std::vector<SearchMode> lists;
+  const auto it = body.find("fuse");
+  if (it == body.end() || it->is_null()) return lists;
+  if (!it->is_array()) throw HttpError(400, "`fuse` must be an array of \"vector\", \"bm25\" and \"sparse\"", "fuse");
+  for (const auto& item : *it) {
+    if (!item.is_string()) throw HttpError(400, "`fuse` must hold strings", "fuse");
+    lists.push_back(mode_named(item.get<std::string>(), "fuse"));
+  }
+  return lists;
 }
 
 std::vector<std::pair<std::string, std::string>> read_filters(const json& body) {
@@ -61,6 +81,7 @@ void search(ServerState& state, const ServedIndexes& indexes, const httplib::Req
   SearchOptions options;
   options.k = static_cast<std::size_t>(option([&] { return optional_int(body, "k", 1, 1000); }).value_or(10));
   options.mode = read_mode(body);
+  options.fuse = read_fuse(body);
   options.rerank_candidates =
       static_cast<std::size_t>(option([&] { return optional_int(body, "rerank_candidates", 1, 1000); }).value_or(50));
   options.exact = option([&] { return optional_bool(body, "exact"); }).value_or(false);
@@ -77,8 +98,7 @@ void search(ServerState& state, const ServedIndexes& indexes, const httplib::Req
       throw HttpError(e.status(), e.what(), "rerank", e.code());
     }
   }
-  const Embedder* embedder = options.mode == SearchMode::kBm25 ? nullptr : served.embedder;
-  const SearchResult result = served.index->search(query, options, embedder, reranker);
+  const SearchResult result = served.index->search(query, options, served.embedder, reranker, served.sparse);
   res.set_content(search_result_json(result, query, options.mode), "application/json");
 }
 

@@ -38,6 +38,19 @@ ServedIndex open_index(const std::string& name, const fs::path& folder, const Se
     served.embedder_source = recorded.path;
   }
   served.index->check_model(*served.embedder);
+  if (const auto& sparse = served.index->sparse_model()) {
+    for (const ServedModel& m : models.all()) {
+      if (m.embedding && same_folder(m.info().folder, sparse->path)) {
+        served.sparse = &m.embedding->embedder();
+        break;
+      }
+    }
+    if (served.sparse == nullptr) {
+      served.owned_sparse = std::make_shared<const Embedder>(Embedder::load(sparse->path, embedder_options));
+      served.sparse = served.owned_sparse.get();
+    }
+    served.index->check_sparse_model(*served.sparse);
+  }
   return served;
 }
 

@@ -25,6 +25,9 @@ struct ServedIndex {
   std::shared_ptr<const Embedder> owned_embedder;
   const Embedder* embedder = nullptr;
   std::string embedder_source;  // "served model NAME" or the folder it was loaded from, for the log
+  // The index's sparse model, where it has one (found or loaded the same way).
+  std::shared_ptr<const Embedder> owned_sparse;
+  const Embedder* sparse = nullptr;
 };
 
 // The indexes of `sieve serve --index NAME=DIR`. Searching is const and

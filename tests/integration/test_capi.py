@@ -826,6 +826,8 @@ class Search:
                 hits.append({
                     "score": hit.score, "vector_score": optional_score(hit.vector_score),
                     "bm25_score": optional_score(hit.bm25_score), "rerank_score": optional_score(hit.rerank_score),
+                    # The C ABI's hit has no sparse score: its indexes have no sparse model.
+                    "sparse_score": None,
                     "document_id": text_bytes(hit.document_id).decode(), "source": text_bytes(hit.source).decode(),
                     "title": text_bytes(hit.title).decode(), "chunk_id": hit.chunk_id,
                     "chunk_index": hit.chunk_index, "chunk_begin": hit.chunk_begin, "chunk_end": hit.chunk_end,

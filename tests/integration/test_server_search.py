@@ -3,7 +3,8 @@
 same scores, in the same order), for every mode, with filters and with a
 served cross-encoder; GET /v1/indexes lists the indexes with the statistics of
 `sieve index stats --json`; bad requests get 400 naming the field, unknown
-names 404."""
+names 404. The "docs" index has a sparse model too (tiny-splade): sparse
+search and the fusion of any of its lists."""
 from __future__ import annotations
 
 import json
@@ -20,6 +21,7 @@ from server_harness import Server, models_root
 FIXTURES = Path(os.environ.get("SIEVE_FIXTURES_DIR", ROOT / "build" / "fixtures"))
 TINY = FIXTURES / "tiny-bert-tokens"
 CROSS_ENCODER = FIXTURES / "cross-encoder-minilm-l6"
+SPLADE = FIXTURES / "tiny-splade"
 
 QUERIES = ["coral reefs shelter fish", "glaciers carve valleys", "desert winds", "rivers and deltas",
            "volcano island harbor"]
@@ -42,7 +44,7 @@ def write_docs(folder: Path) -> None:
 
 @pytest.fixture(scope="module")
 def setup(tmp_path_factory):
-    for folder in (TINY, CROSS_ENCODER):
+    for folder in (TINY, CROSS_ENCODER, SPLADE):
         if not (folder / "model.onnx").exists():
             pytest.fail(f"{folder} is missing: run tools/make_fixtures.py and tools/make_cross_encoder.py")
     tmp = tmp_path_factory.mktemp("serve-search")
@@ -55,7 +57,8 @@ def setup(tmp_path_factory):
     (tmp / "docs2" / "e.txt").write_text("A lagoon behind the reef, a marsh beside the delta.")
     index = tmp / "index"
     other = tmp / "other"
-    run_sieve("index", "add", "--index", str(index), "--model", str(TINY), "--quiet", str(tmp / "docs"))
+    run_sieve("index", "add", "--index", str(index), "--model", str(TINY), "--sparse-model", str(SPLADE), "--quiet",
+              str(tmp / "docs"))
     run_sieve("index", "add", "--index", str(other), "--model", str(root / "tiny"), "--quiet", str(tmp / "docs2"))
     return {"tmp": tmp, "root": root, "index": index, "other": other}
 
@@ -82,7 +85,7 @@ def assert_same(server_result: dict, cli_result: dict) -> None:
     assert isinstance(server_result["seconds"], float)
 
 
-@pytest.mark.parametrize("mode", ["vector", "bm25", "hybrid"])
+@pytest.mark.parametrize("mode", ["vector", "bm25", "sparse", "hybrid"])
 def test_search_answers_what_sieve_search_prints(server, setup, mode):
     for query in QUERIES:
         for k in (1, 5, 20):
@@ -92,6 +95,24 @@ def test_search_answers_what_sieve_search_prints(server, setup, mode):
             assert body["mode"] == mode and body["query"] == query
             assert len(body["hits"]) <= k
             assert_same(body, cli_search(setup["index"], query, "--mode", mode, "--k", str(k)))
+
+
+@pytest.mark.parametrize("fuse", [["vector", "bm25"], ["sparse", "bm25"], ["vector", "sparse"],
+                                  ["bm25", "sparse", "vector"]])
+def test_hybrid_fuses_the_lists_asked_for(server, setup, fuse):
+    status, _, body = server.post("/v1/search", {"index": "docs", "query": "reef lagoon", "k": 12, "fuse": fuse})
+    assert status == 200, body
+    assert_same(body, cli_search(setup["index"], "reef lagoon", "--k", "12", "--fuse", ",".join(fuse)))
+    for name, field in (("vector", "vector_score"), ("bm25", "bm25_score"), ("sparse", "sparse_score")):
+        if name not in fuse:
+            assert all(h[field] is None for h in body["hits"]), name
+
+
+def test_sparse_search_needs_an_index_with_a_sparse_model(server):
+    status, _, body = server.post("/v1/search", {"index": "other", "query": "lagoon", "mode": "sparse"})
+    assert status == 400 and "sparse-model" in body["error"]["message"], body
+    status, _, body = server.post("/v1/search", {"index": "other", "query": "lagoon", "fuse": ["sparse", "bm25"]})
+    assert status == 400 and "sparse" in body["error"]["message"], body
 
 
 def test_defaults_are_hybrid_and_ten(server, setup):
@@ -109,7 +130,7 @@ def test_exact_search(server, setup):
     assert_same(body, cli_search(setup["index"], "desert dunes", "--mode", "vector", "--exact", "--k", "7"))
 
 
-@pytest.mark.parametrize("mode", ["vector", "bm25", "hybrid"])
+@pytest.mark.parametrize("mode", ["vector", "bm25", "sparse", "hybrid"])
 def test_filters(server, setup, mode):
     for filters in ({"region": "pacific"}, {"region": "europe"}, {"region": "nowhere"},
                     {"source": str(setup["tmp"] / "docs" / "d.jsonl"), "region": "africa"}):
@@ -184,6 +205,9 @@ def test_indexes_list_and_stats(server, setup):
     ({"index": "docs", "query": "q", "k": 2.5}, "k"),
     ({"index": "docs", "query": "q", "mode": "fuzzy"}, "mode"),
     ({"index": "docs", "query": "q", "mode": 1}, "mode"),
+    ({"index": "docs", "query": "q", "fuse": "vector,bm25"}, "fuse"),
+    ({"index": "docs", "query": "q", "fuse": ["vector", "fuzzy"]}, "fuse"),
+    ({"index": "docs", "query": "q", "fuse": [1, 2]}, "fuse"),
     ({"index": "docs", "query": "q", "rerank_candidates": 0}, "rerank_candidates"),
     ({"index": "docs", "query": "q", "exact": "yes"}, "exact"),
     ({"index": "docs", "query": "q", "filter": ["region=pacific"]}, "filter"),

@@ -96,7 +96,7 @@ def test_cli_refuses_the_wrong_kind_of_call(splade, tmp_path):
     doc.write_text("hello world\n")
     index = run_sieve("index", "add", "--index", str(tmp_path / "index"), "--model", str(folder), str(doc),
                       check=False)
-    assert index.returncode != 0 and "stores dense vectors" in index.stderr.decode(), index.stderr
+    assert index.returncode != 0 and "--sparse-model" in index.stderr.decode(), index.stderr
     assert not (tmp_path / "index").exists(), "a refused index leaves no folder behind"
     info = json.loads(run_sieve("info", "--json", "--model", str(folder)).stdout)
     assert info["kind"] == "sparse embedding" and info["dimension"] == 30522 and info["output"] == "sparse_embedding"

@@ -1,8 +1,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <array>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include "sieve/error.hpp"
@@ -242,6 +244,170 @@ TEST_F(SearchIndexTest, ErrorsNameWhatIsWrong) {
   options.k = 0;
   EXPECT_THROW((void)index.search("x", options, &*embedder_), Error);
   EXPECT_THROW((void)parse_search_mode("fuzzy"), Error);
+}
+
+// The dot product of two sparse vectors (ids ascending).
+double sparse_dot(const SparseVector& a, const SparseVector& b) {
+  double sum = 0;
+  for (std::size_t i = 0, j = 0; i < a.ids.size() && j < b.ids.size();) {
+    if (a.ids[i] < b.ids[j]) {
+      ++i;
+    } else if (a.ids[i] > b.ids[j]) {
+      ++j;
+    } else {
+      sum += static_cast<double>(a.weights[i++]) * b.weights[j++];
+    }
+  }
+  return sum;
+}
+
+template <class Call>
+void expect_error(Call&& call, ErrorCode code, const std::string& words) {
+  try {
+    call();
+    ADD_FAILURE() << "no error; expected one with \"" << words << "\"";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), code) << e.what();
+    EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+  }
+}
+
+class SparseSearchIndexTest : public SearchIndexTest {
+ protected:
+  void SetUp() override {
+    SearchIndexTest::SetUp();
+    EmbedderOptions options;
+    options.runtime.intra_op_threads = 1;
+    sparse_.emplace(Embedder::load(testing::fixtures_dir() / "tiny-splade", options));
+  }
+
+  SearchIndex create_sparse() {
+    IndexCreateOptions options;
+    options.chunking = {16, 4};
+    return SearchIndex::create(index_.path() / "sparse", *embedder_, options, &*sparse_);
+  }
+
+  std::optional<Embedder> sparse_;
+};
+
+TEST_F(SparseSearchIndexTest, SparseSearchRanksByTheDotProductOfSparseVectors) {
+  auto index = create_sparse();
+  const auto report = index.add({docs_.path()}, *embedder_, {}, &*sparse_);
+  ASSERT_GT(report.chunks_added, 0U);
+  const auto stats = index.stats();
+  ASSERT_TRUE(stats.sparse_model.has_value());
+  EXPECT_EQ(stats.sparse_model->name, "tiny-splade");
+  EXPECT_EQ(stats.sparse_model->dimension, sparse_->info().dimension);
+  EXPECT_GT(stats.sparse_postings, stats.chunks);
+  EXPECT_TRUE(index.check().ok());
+
+  SearchOptions options;
+  options.mode = SearchMode::kSparse;
+  options.k = 1000;
+  const std::string query = "Chess openings such as the Sicilian defence shape the middle game.";
+  const auto result = index.search(query, options, nullptr, nullptr, &*sparse_);
+  ASSERT_FALSE(result.hits.empty());
+  const std::array<std::string_view, 1> texts{query};
+  const SparseVector wanted = sparse_->embed_sparse(texts).front();
+  for (std::size_t i = 0; i < result.hits.size(); ++i) {
+    const auto& hit = result.hits[i];
+    const std::array<std::string_view, 1> chunk{hit.text};
+    const double dot = sparse_dot(wanted, sparse_->embed_sparse(chunk).front());
+    EXPECT_NEAR(hit.score, dot, 1e-4 * std::max(1.0, dot)) << hit.text;
+    ASSERT_TRUE(hit.sparse_score.has_value());
+    EXPECT_EQ(*hit.sparse_score, hit.score);
+    EXPECT_FALSE(hit.vector_score.has_value());
+    if (i > 0) {
+      EXPECT_GE(result.hits[i - 1].score, hit.score);
+    }
+  }
+  // Every chunk that shares a term with the query is found: the stored chunks
+  // are the documents' chunks, and each one's dot product is positive.
+  EXPECT_EQ(result.hits.size(), stats.chunks);
+
+  // Hybrid fuses all three lists by default, and the lists asked for
+  // otherwise: each hit's score is the sum of 1 / (60 + its rank) in each
+  // list (of the 50 best), as each list alone ranks it.
+  std::map<SearchMode, std::map<std::int64_t, std::size_t>> ranks;
+  for (const SearchMode mode : {SearchMode::kVector, SearchMode::kBm25, SearchMode::kSparse}) {
+    SearchOptions alone;
+    alone.mode = mode;
+    alone.k = 50;
+    alone.exact = true;
+    const auto hits = index.search(query, alone, &*embedder_, nullptr, &*sparse_).hits;
+    for (std::size_t rank = 0; rank < hits.size(); ++rank) ranks[mode][hits[rank].chunk_id] = rank + 1;
+  }
+  const auto fused_score = [&](std::int64_t id, const std::vector<SearchMode>& lists) {
+    double score = 0;
+    for (const SearchMode mode : lists) {
+      if (const auto it = ranks[mode].find(id); it != ranks[mode].end()) score += 1.0 / (60.0 + it->second);
+    }
+    return score;
+  };
+  options.mode = SearchMode::kHybrid;
+  options.k = 5;
+  options.exact = true;
+  const auto all = index.search(query, options, &*embedder_, nullptr, &*sparse_);
+  ASSERT_EQ(all.hits.size(), 5U);
+  EXPECT_TRUE(all.hits[0].vector_score && all.hits[0].sparse_score && all.hits[0].bm25_score);
+  for (const auto& hit : all.hits) {
+    EXPECT_NEAR(hit.score, fused_score(hit.chunk_id, {SearchMode::kVector, SearchMode::kBm25, SearchMode::kSparse}),
+                1e-12);
+  }
+  options.fuse = {SearchMode::kSparse, SearchMode::kBm25};
+  const auto two = index.search(query, options, nullptr, nullptr, &*sparse_);
+  ASSERT_FALSE(two.hits.empty());
+  for (const auto& hit : two.hits) {
+    EXPECT_FALSE(hit.vector_score.has_value());
+    EXPECT_NEAR(hit.score, fused_score(hit.chunk_id, {SearchMode::kSparse, SearchMode::kBm25}), 1e-12);
+  }
+
+  // Removing a document removes its postings.
+  EXPECT_EQ(index.remove({(docs_.path() / "notes/chess.txt").string()}), 1U);
+  EXPECT_LT(index.stats().sparse_postings, stats.sparse_postings);
+  EXPECT_TRUE(index.check().ok());
+  options.mode = SearchMode::kSparse;
+  options.fuse.clear();
+  for (const auto& hit : index.search(query, options, nullptr, nullptr, &*sparse_).hits) {
+    EXPECT_EQ(hit.source.find("chess"), std::string::npos);
+  }
+  // Reopened, the index knows its sparse model.
+  const auto reopened = SearchIndex::open(index_.path() / "sparse");
+  ASSERT_TRUE(reopened.sparse_model().has_value());
+  EXPECT_EQ(reopened.sparse_model()->onnx_sha256, stats.sparse_model->onnx_sha256);
+}
+
+TEST_F(SparseSearchIndexTest, RefusalsNameTheModelOrTheList) {
+  auto dense_only = create();
+  (void)dense_only.add({docs_.path() / "volcano.txt"}, *embedder_);
+  SearchOptions options;
+  options.mode = SearchMode::kSparse;
+  expect_error([&] { (void)dense_only.search("lava", options, &*embedder_, nullptr, &*sparse_); },
+               ErrorCode::kInvalidArgument, "--sparse-model");
+  expect_error([&] { dense_only.check_sparse_model(*sparse_); }, ErrorCode::kInvalidArgument,
+               "stores no sparse vectors");
+  // A sparse model where a dense one goes, and the reverse.
+  expect_error([&] { (void)SearchIndex::create(index_.path() / "wrong", *sparse_); }, ErrorCode::kUnsupported,
+               "sparse (SPLADE) model");
+  expect_error([&] { (void)SearchIndex::create(index_.path() / "wrong", *embedder_, {}, &*embedder_); },
+               ErrorCode::kInvalidArgument, "not a sparse");
+  auto index = create_sparse();
+  expect_error([&] { (void)index.add({docs_.path() / "volcano.txt"}, *embedder_); }, ErrorCode::kInvalidArgument,
+               "tiny-splade");
+  expect_error([&] { (void)index.search("lava", options, &*embedder_); }, ErrorCode::kInvalidArgument,
+               "sparse model tiny-splade");
+  options.mode = SearchMode::kHybrid;
+  options.fuse = {SearchMode::kSparse};
+  expect_error([&] { (void)index.search("lava", options, &*embedder_, nullptr, &*sparse_); },
+               ErrorCode::kInvalidArgument, "two or more");
+  options.fuse = {SearchMode::kSparse, SearchMode::kSparse};
+  expect_error([&] { (void)index.search("lava", options, &*embedder_, nullptr, &*sparse_); },
+               ErrorCode::kInvalidArgument, "named twice");
+  options.mode = SearchMode::kVector;
+  options.fuse = {SearchMode::kSparse, SearchMode::kBm25};
+  expect_error([&] { (void)index.search("lava", options, &*embedder_, nullptr, &*sparse_); },
+               ErrorCode::kInvalidArgument, "only hybrid");
+  EXPECT_EQ(parse_search_mode("sparse"), SearchMode::kSparse);
 }
 
 }  // namespace

@@ -262,6 +262,13 @@ def write_json(path: Path, obj) -> None:
     path.write_text(json.dumps(obj, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
+def publish(tmp: Path, final: Path) -> None:
+    """The finished temporary folder takes the final name (replacing an older one)."""
+    if final.exists():
+        shutil.rmtree(final)
+    os.rename(tmp, final)
+
+
 def make_fixture(out_dir: Path, name: str, tokenizer_path: Path) -> None:
     seed, pooling, normalize, max_len, graph_pooled = FIXTURES[name]
     vocab = Tokenizer.from_file(str(tokenizer_path)).get_vocab_size(with_added_tokens=True)
@@ -295,9 +302,7 @@ def make_fixture(out_dir: Path, name: str, tokenizer_path: Path) -> None:
                 (tmp / "2_Normalize").mkdir()
         write_json(tmp / "reference.json", reference(tmp / "model.onnx", tmp / "tokenizer.json",
                                                      pooling, normalize, max_len))
-        if final.exists():
-            shutil.rmtree(final)
-        os.rename(tmp, final)
+        publish(tmp, final)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -355,9 +360,7 @@ def make_sparse_fixture(out_dir: Path, tokenizer_path: Path) -> None:
                                                          "word_embedding_dimension": vocab})
         write_json(tmp / "reference.json", sparse_reference(tmp / "model.onnx", tmp / "tokenizer.json",
                                                             SPLADE_MAX_LENGTH))
-        if final.exists():
-            shutil.rmtree(final)
-        os.rename(tmp, final)
+        publish(tmp, final)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

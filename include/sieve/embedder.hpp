@@ -29,9 +29,42 @@ struct SparsePooling {
   bool double_log = false;
 };
 
-// What a model gives for one input: a dense vector, or a learned sparse one
-// with a weight per vocabulary entry (SPLADE).
-enum class OutputKind { kDense, kSparse };
+// What a model gives for one input: a dense vector, a learned sparse one
+// with a weight per vocabulary entry (SPLADE), or a vector per token (ColBERT,
+// late interaction).
+enum class OutputKind { kDense, kSparse, kMultiVector };
+
+// Which side of a late-interaction model's encoding a text is: queries and
+// documents get different marker tokens, lengths and token filters.
+enum class TextRole { kQuery, kDocument };
+
+// A ColBERT text's token vectors, row-major [rows x dimension], each
+// L2-normalized, and the token id each row came from.
+struct TokenVectors {
+  std::size_t rows = 0;
+  std::size_t dimension = 0;
+  std::vector<float> data;
+  std::vector<std::uint32_t> ids;
+  [[nodiscard]] std::span<const float> row(std::size_t i) const {
+    return std::span<const float>(data).subspan(i * dimension, dimension);
+  }
+};
+
+// ColBERT's late-interaction score: for each query token, its best dot
+// product with any document token, summed over the query's tokens. A
+// document without tokens scores 0; the widths must agree.
+float maxsim(const TokenVectors& query, const TokenVectors& document);
+
+// How a late-interaction (ColBERT) model encodes, from its PyLate configuration.
+struct MultiVectorInfo {
+  std::string query_prefix;  // marker token after the first one ("" for none)
+  std::string document_prefix;
+  std::size_t query_length = 0;  // tokens, marker included
+  std::size_t document_length = 0;
+  bool query_expansion = false;  // queries padded to query_length with the mask token, which count
+  bool attend_to_expansion_tokens = false;
+  std::size_t skiplist_tokens = 0;  // token ids left out of documents' vectors
+};
 
 // A learned sparse vector: its non-zero weights, by ascending token id.
 struct SparseVector {
@@ -81,6 +114,7 @@ struct ModelInfo {
   // pools (when the graph does not) by sparse_pooling.
   OutputKind output_kind = OutputKind::kDense;
   SparsePooling sparse_pooling;
+  MultiVectorInfo multi_vector;      // kMultiVector: dimension is each token vector's
   bool pooled_by_model = false;      // the output is already one vector per input
   Pooling pooling = Pooling::kMean;  // meaningful when not pooled_by_model: the first of pooling_modes
   // Every mode of the model's Pooling module, in order: their vectors are
@@ -164,6 +198,10 @@ class Embedder {
   // a sparse model, and embed_sparse() a dense one).
   [[nodiscard]] std::vector<SparseVector> embed_sparse(std::span<const std::string_view> texts,
                                                        const SparseOptions& options = {},
+                                                       EmbedTimings* timings = nullptr) const;
+  // A late-interaction (ColBERT) model's token vectors, one set per input
+  // in input order, encoded as queries or as documents.
+  [[nodiscard]] std::vector<TokenVectors> embed_tokens(std::span<const std::string_view> texts, TextRole role,
                                                        EmbedTimings* timings = nullptr) const;
   // embed() in two halves, for callers that batch inputs of many requests
   // together (the server's scheduler): encode() tokenizes, run_batch() runs

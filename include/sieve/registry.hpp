@@ -20,7 +20,12 @@ enum class ModelKind {
   kPooledEmbedding,  // one vector per input (rank 2, e.g. "sentence_embedding")
   kReranker,         // a cross-encoder: *ForSequenceClassification, logits per pair
   kSparseEmbedding,  // a learned sparse (SPLADE) model: one weight per vocabulary entry
+  kLateInteraction,  // a ColBERT model (PyLate's layout): token vectors; reranks by MaxSim, loaded as a Reranker
 };
+// The kinds loaded as a Reranker (cross-encoders, LLM rerankers, ColBERT).
+constexpr bool loads_as_reranker(ModelKind kind) noexcept {
+  return kind == ModelKind::kReranker || kind == ModelKind::kLateInteraction;
+}
 const char* to_string(ModelKind kind) noexcept;
 
 // The kind of the model in `folder`, read from its files without loading it.

@@ -52,7 +52,9 @@ std::vector<std::size_t> rank_by_score(std::span<const float> scores);
 // cross-encoder (rerank, score), a classifier (classify: sentiment, NLI,
 // ...) or both, and a causal LM prompted for "yes" or "no" (the
 // Qwen3-Reranker kind, a folder with llm_reranker.json: rerank and score
-// only). Every method is const and safe to call from many threads at once.
+// only), or a late-interaction (ColBERT) model that scores by MaxSim of
+// token vectors (rerank and score only). Every method is const and safe to
+// call from many threads at once.
 class Reranker {
  public:
   static Reranker load(const std::filesystem::path& folder, const RerankerOptions& options = {});
@@ -100,6 +102,11 @@ class Reranker {
   [[nodiscard]] ScoreActivation classification_activation() const noexcept;
   // A causal LM scored by its "yes" and "no" logits (llm_reranker.json).
   [[nodiscard]] bool is_llm_reranker() const noexcept;
+  // A ColBERT model: score() and rerank() embed the query and the documents
+  // and sum MaxSim; the pair and classification methods are refused.
+  [[nodiscard]] bool is_late_interaction() const noexcept;
+  // The ColBERT model itself (token vectors for queries and documents); null otherwise.
+  [[nodiscard]] const Embedder* late_interaction_model() const noexcept;
 
   // info().output is the logits output, info().dimension the number of labels.
   [[nodiscard]] const ModelInfo& info() const noexcept;
@@ -113,9 +120,12 @@ class Reranker {
  private:
   struct Impl;
   explicit Reranker(std::unique_ptr<Impl> impl);
+  explicit Reranker(std::unique_ptr<Embedder> late);
   // The logits of every encoding, in their order, over length-sorted batches.
   [[nodiscard]] std::vector<float> run_all(const std::vector<Encoding>& encodings) const;
+  // The one that is not null says the kind: impl_ (pair scoring) or late_.
   std::unique_ptr<Impl> impl_;
+  std::unique_ptr<Embedder> late_;
 };
 
 }  // namespace sieve

@@ -106,7 +106,9 @@ void require_capacity(std::size_t needed, std::size_t capacity, const char* func
 
 sieve_model_kind to_kind(ModelKind kind) {
   switch (kind) {
-    case ModelKind::kReranker: return SIEVE_KIND_RERANKER;
+    // A ColBERT model reranks through the C ABI (MaxSim); token vectors are not exposed there yet.
+    case ModelKind::kReranker:
+    case ModelKind::kLateInteraction: return SIEVE_KIND_RERANKER;
     case ModelKind::kSparseEmbedding: return SIEVE_KIND_SPARSE;
     case ModelKind::kEmbedding:
     case ModelKind::kPooledEmbedding: return SIEVE_KIND_EMBEDDING;

@@ -65,7 +65,7 @@ sieve_status* sieve_registry_get(sieve_registry* registry, const char* name, sie
       throw sieve::Error(sieve::ErrorCode::kNotFound, e.what());
     }
     const auto kind = sieve::detect_model_kind(folder);
-    std::unique_ptr<sieve_model> model = kind == sieve::ModelKind::kReranker
+    std::unique_ptr<sieve_model> model = sieve::loads_as_reranker(kind)
                                              ? sieve::capi::make_model(nullptr, models.reranker(name))
                                              : sieve::capi::make_model(models.embedder(name), nullptr);
     *out = model.release();

@@ -37,6 +37,8 @@ struct EmbedArgs {
   std::size_t top_k = 0;
   float min_weight = 0;
   bool tokens = false;
+  bool multi_vector = false;
+  bool query = false;
 };
 
 // Calibration vectors for int8/uint8: a .npy float matrix (e.g. from
@@ -215,6 +217,65 @@ int run_embed_sparse(const EmbedArgs& args, const EmbedderOptions& options) {
   return 0;
 }
 
+// A ColBERT model's token vectors: per input, an array of token vectors
+// (Text Embeddings Inference's /embed_all shape), or with --tokens an object
+// with each row's token id and vocabulary token beside them.
+int run_embed_multi_vector(const EmbedArgs& args, const EmbedderOptions& options) {
+  if (args.format == "npy") throw Error(ErrorCode::kInvalidArgument, "--multi-vector writes jsonl or json, not npy");
+  if (args.precision != "float32") {
+    throw Error(ErrorCode::kInvalidArgument, "--precision does not apply to --multi-vector");
+  }
+  const Embedder embedder = Embedder::load(args.model.model, options);
+  const TextRole role = args.query ? TextRole::kQuery : TextRole::kDocument;
+  bool first_row = true;
+  if (args.format == "json") write_stdout("[");
+  std::string line;
+  for_each_input_chunk(args.texts, [&](std::vector<std::string>& texts, std::size_t first_line) {
+    std::vector<TokenVectors> vectors;
+    try {
+      const std::vector<std::string_view> views(texts.begin(), texts.end());
+      vectors = embedder.embed_tokens(views, role);
+    } catch (const Error& e) {
+      if (!e.input_index()) throw;
+      throw Error(e.code(), "input " + std::to_string(first_line + *e.input_index() + 1) + ": " + e.message());
+    }
+    for (const TokenVectors& v : vectors) {
+      line.clear();
+      if (args.format == "json") line += first_row ? "\n" : ",\n";
+      if (args.tokens) {
+        line += "{\"ids\":[";
+        for (std::size_t r = 0; r < v.rows; ++r) line += (r ? "," : "") + std::to_string(v.ids[r]);
+        line += "],\"tokens\":[";
+        for (std::size_t r = 0; r < v.rows; ++r) {
+          if (r) line.push_back(',');
+          line += nlohmann::json(std::string(embedder.tokenizer().id_to_token(v.ids[r])))
+                      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        }
+        line += "],\"vectors\":";
+      }
+      line.push_back('[');
+      for (std::size_t r = 0; r < v.rows; ++r) {
+        if (r) line.push_back(',');
+        line.push_back('[');
+        const auto row = v.row(r);
+        for (std::size_t k = 0; k < row.size(); ++k) {
+          if (k) line.push_back(',');
+          append_float(line, row[k]);
+        }
+        line.push_back(']');
+      }
+      line.push_back(']');
+      if (args.tokens) line.push_back('}');
+      if (args.format == "jsonl") line.push_back('\n');
+      write_stdout(line);
+      first_row = false;
+    }
+  });
+  if (args.format == "json") write_stdout(first_row ? "]\n" : "\n]\n");
+  flush_stdout();
+  return 0;
+}
+
 int run_embed(const EmbedArgs& args) {
   EmbedderOptions options;
   options.runtime = to_runtime_options(args.model);
@@ -227,10 +288,23 @@ int run_embed(const EmbedArgs& args) {
   if (args.has_prompt) options.prompt = args.prompt;
   if (!args.prompt_name.empty()) options.prompt_name = args.prompt_name;
   if (args.has_dimensions) options.dimensions = args.dimensions;
-  if (args.sparse) return run_embed_sparse(args, options);
-  if (args.top_k != 0 || args.min_weight != 0 || args.tokens) {
-    throw Error(ErrorCode::kInvalidArgument, "--top-k, --min-weight and --tokens apply to --sparse only");
+  if (args.sparse && args.multi_vector) {
+    throw Error(ErrorCode::kInvalidArgument, "--sparse and --multi-vector are different models' outputs; give one");
   }
+  if (args.query && !args.multi_vector) {
+    throw Error(ErrorCode::kInvalidArgument, "--query applies to --multi-vector only");
+  }
+  if (args.multi_vector) {
+    if (args.top_k != 0 || args.min_weight != 0) {
+      throw Error(ErrorCode::kInvalidArgument, "--top-k and --min-weight apply to --sparse only");
+    }
+    return run_embed_multi_vector(args, options);
+  }
+  if (args.sparse) return run_embed_sparse(args, options);
+  if (args.top_k != 0 || args.min_weight != 0) {
+    throw Error(ErrorCode::kInvalidArgument, "--top-k and --min-weight apply to --sparse only");
+  }
+  if (args.tokens) throw Error(ErrorCode::kInvalidArgument, "--tokens applies to --sparse and --multi-vector only");
   const Precision precision = parse_precision(args.precision);
   const bool scalar = precision == Precision::kInt8 || precision == Precision::kUint8;
   if (!args.calibration.empty() && !scalar) {
@@ -362,7 +436,13 @@ Action add_embed_command(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--min-weight", args->min_weight, "With --sparse: drop weights at or below W")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_flag("--tokens", args->tokens, "With --sparse: add each id's vocabulary token as \"token\"");
+  cmd->add_flag("--tokens", args->tokens,
+                "With --sparse: add each id's vocabulary token as \"token\"; with --multi-vector: give each input "
+                "as {\"ids\", \"tokens\", \"vectors\"}");
+  cmd->add_flag("--multi-vector", args->multi_vector,
+                "Token vectors of a ColBERT model: per input, an array of normalized vectors, one per token kept");
+  cmd->add_flag("--query", args->query,
+                "With --multi-vector: encode the inputs as queries (query marker and expansion), not documents");
   return [args, prompt, dimensions] {
     args->has_prompt = prompt->count() > 0;
     args->has_dimensions = dimensions->count() > 0;

@@ -101,7 +101,7 @@ int run_info(const InfoArgs& args) {
   if (!args.models_root.empty()) return run_registry_info(args);
   if (args.model.model.empty()) throw Error(ErrorCode::kInvalidArgument, "info needs --model DIR or --models ROOT");
   const ModelKind kind = detect_model_kind(args.model.model);
-  const bool reranker = kind == ModelKind::kReranker;
+  const bool reranker = loads_as_reranker(kind);
   std::optional<Embedder> embedder;
   std::optional<Reranker> cross_encoder;
   if (reranker) {

@@ -21,6 +21,10 @@ std::optional<std::string> optional_string(const nlohmann::json& doc, const char
 // modules on the pooled vector.
 void read_modules(const fs::path& modules_file, const nlohmann::json& modules, ModelFolder& folder) {
   const fs::path& root = folder.root;
+  const bool colbert = std::any_of(modules.begin(), modules.end(), [](const nlohmann::json& m) {
+    return m.is_object() && m.contains("type") && m["type"].is_string() &&
+           m["type"].get<std::string>().starts_with("pylate.");
+  });
   for (std::size_t i = 0; i < modules.size(); ++i) {
     const auto& m = modules[i];
     if (!m.is_object() || !m.contains("type") || !m["type"].is_string()) {
@@ -73,7 +77,14 @@ void read_modules(const fs::path& modules_file, const nlohmann::json& modules, M
       if (folder.pooling) throw Error(ErrorCode::kUnsupported, module->where() + ": a second Pooling is not supported");
       folder.pooling = std::static_pointer_cast<const PoolingModule>(module);
     }
-    if (role == ModuleRole::kVector) {
+    if (colbert && role != ModuleRole::kTransformer && module->spec().type != kPylateDense) {
+      throw Error(ErrorCode::kUnsupported, module->where() +
+                                               ": a ColBERT (PyLate) model's modules after the Transformer must "
+                                               "be PyLate Dense projections of each token");
+    }
+    if (colbert && role == ModuleRole::kVector) {
+      folder.token_modules.push_back(std::static_pointer_cast<const VectorModule>(module));
+    } else if (role == ModuleRole::kVector) {
       if (!folder.pooling) {
         throw Error(ErrorCode::kUnsupported, module->where() +
                                                  ": it comes before any Pooling, so it would act on "
@@ -115,6 +126,39 @@ void read_prompts(const fs::path& file, ModelFolder& folder) {
     }
   }
   folder.similarity_fn_name = optional_string(*doc, "similarity_fn_name", file);
+}
+
+// PyLate's keys of config_sentence_transformers.json.
+void read_colbert_settings(const fs::path& file, ModelFolder& folder) {
+  ColbertSettings c;
+  c.skiplist_words.clear();
+  // Python's string.punctuation, PyLate's default skip list.
+  for (const char ch : std::string_view("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")) c.skiplist_words.emplace_back(1, ch);
+  if (const auto doc = read_json_file(file)) {
+    if (auto v = optional_string(*doc, "query_prefix", file)) c.query_prefix = *v;
+    if (auto v = optional_string(*doc, "document_prefix", file)) c.document_prefix = *v;
+    if (auto v = positive_int_field(*doc, "query_length", file)) c.query_length = *v;
+    if (auto v = positive_int_field(*doc, "document_length", file)) c.document_length = *v;
+    if (auto v = bool_field(*doc, "do_query_expansion", file)) c.query_expansion = *v;
+    if (auto v = bool_field(*doc, "attend_to_expansion_tokens", file)) c.attend_to_expansion_tokens = *v;
+    if (const auto it = doc->find("skiplist_words"); it != doc->end() && !it->is_null()) {
+      if (!it->is_array()) throw Error(ErrorCode::kParse, file.string() + ": /skiplist_words: expected a list");
+      c.skiplist_words.clear();
+      for (const auto& word : *it) {
+        if (!word.is_string()) {
+          throw Error(ErrorCode::kParse, file.string() + ": /skiplist_words: expected strings");
+        }
+        c.skiplist_words.push_back(word.get<std::string>());
+      }
+    }
+  }
+  // Without expansion nothing is attended to beyond the text (as PyLate).
+  if (!c.query_expansion) c.attend_to_expansion_tokens = false;
+  const std::size_t floor = 3;  // the first token, the prefix and one more
+  if (c.query_length < floor || c.document_length < floor) {
+    throw Error(ErrorCode::kParse, file.string() + ": query_length and document_length must be at least 3");
+  }
+  folder.colbert = std::move(c);
 }
 
 }  // namespace
@@ -174,6 +218,7 @@ ModelFolder read_model_folder(const fs::path& root) {
     }
   }
   read_prompts(root / "config_sentence_transformers.json", folder);
+  if (!folder.token_modules.empty()) read_colbert_settings(root / "config_sentence_transformers.json", folder);
   return folder;
 }
 

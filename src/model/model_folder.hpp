@@ -15,6 +15,19 @@
 
 namespace sieve::model {
 
+// A ColBERT model's settings, from config_sentence_transformers.json as
+// PyLate writes it (PyLate's defaults where a key is missing).
+struct ColbertSettings {
+  std::string query_prefix = "[unused0]";  // a token put after the first one; "" for none
+  std::string document_prefix = "[unused1]";
+  std::size_t query_length = 32;  // tokens, prefix included
+  std::size_t document_length = 180;
+  bool query_expansion = true;              // queries padded to query_length with the mask token
+  bool attend_to_expansion_tokens = false;  // whether the encoder attends to that padding
+  // Tokens (as the vocabulary spells them) dropped from documents' vectors.
+  std::vector<std::string> skiplist_words;
+};
+
 // What a model folder says about itself, read from the files Hugging Face
 // optimum and sentence-transformers write. Every field is optional except
 // the ONNX file and the tokenizer.
@@ -31,6 +44,10 @@ struct ModelFolder {
   std::shared_ptr<const SpladePoolingModule> splade_pooling;
   // The modules after pooling (Dense, LayerNorm, Normalize, ...), in order.
   std::vector<std::shared_ptr<const VectorModule>> vector_modules;
+  // A ColBERT (late interaction) model in PyLate's layout: its modules after
+  // the Transformer (PyLate's Dense) apply to every token's state.
+  std::optional<ColbertSettings> colbert;
+  std::vector<std::shared_ptr<const VectorModule>> token_modules;
   bool has_normalize_module = false;  // modules.json lists Normalize
   bool has_sentence_transformers_files = false;
   std::optional<std::size_t> max_seq_length;           // sentence_bert_config.json

@@ -222,6 +222,7 @@ OnnxSummary read_onnx_summary(const fs::path& onnx_file) {
 }
 
 ModelKind detect_kind(const ModelFolder& folder, const OnnxSummary& onnx) {
+  if (folder.colbert) return ModelKind::kLateInteraction;
   if (fs::exists(folder.root / kLlmRerankerFile)) return ModelKind::kReranker;
   for (const auto& arch : folder.architectures) {
     if (ends_with(arch, "ForSequenceClassification")) return ModelKind::kReranker;

@@ -31,14 +31,11 @@ struct OnnxSummary {
 
 OnnxSummary read_onnx_summary(const std::filesystem::path& onnx_file);
 
-// The kind: a reranker where llm_reranker.json describes a prompted causal
-// LM; else from config.json "architectures" (*ForSequenceClassification
-// is a cross-encoder); a sparse (SPLADE) model where modules.json has
-// SpladePooling or the graph gives "sparse_embedding"; and then from the
-// outputs: a rank-2 float output
-// "sentence_embedding" is a pooled embedding, a rank-3 float output token
-// states, a lone rank-2 "logits" a cross-encoder, any other rank-2 float
-// output a pooled embedding.
+// The kind: late interaction for a ColBERT (PyLate) folder; a reranker where llm_reranker.json describes a prompted
+// causal LM; else from config.json "architectures" (*ForSequenceClassification is a cross-encoder); a sparse (SPLADE)
+// model where modules.json has SpladePooling or the graph gives "sparse_embedding"; and then from the outputs: a rank-2
+// float output "sentence_embedding" is a pooled embedding, a rank-3 float output token states, a lone rank-2 "logits" a
+// cross-encoder, any other rank-2 float output a pooled embedding.
 ModelKind detect_kind(const ModelFolder& folder, const OnnxSummary& onnx);
 
 // Estimated memory of a loaded model in bytes: the ONNX file, its external

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <mutex>
 
 #include "logging.hpp"
@@ -121,8 +122,19 @@ struct Embedder::Impl {
   Impl(model::ModelFolder f, Tokenizer t, runtime::Session s)
       : folder(std::move(f)), tokenizer(std::move(t)), session(std::move(s)) {}
 
+  // A ColBERT model: queries are tokenized to their own length; the marker
+  // tokens, the expansion token and the documents' skip list as ids.
+  std::unique_ptr<Tokenizer> query_tokenizer;
+  std::optional<std::uint32_t> query_prefix_id;
+  std::optional<std::uint32_t> document_prefix_id;
+  std::uint32_t expansion_id = 0;
+  std::vector<std::uint32_t> skiplist;  // sorted
+  std::vector<const model::VectorModule*> token_modules;
+
   bool plan_vector_modules();
   void plan_sparse(const EmbedderOptions& options);
+  void plan_multi_vector(const EmbedderOptions& options);
+  [[nodiscard]] std::vector<Encoding> encode_late(std::span<const std::string_view> texts, TextRole role) const;
 
   [[nodiscard]] const Tokenizer& tokenizer_for(Direction direction) const {
     if (direction == Direction::kRight) return tokenizer;
@@ -235,6 +247,131 @@ void Embedder::Impl::plan_sparse(const EmbedderOptions& options) {
   info.model_dimension = graph_dimension;
 }
 
+namespace {
+
+constexpr std::uint32_t kNoToken = std::numeric_limits<std::uint32_t>::max();
+
+// A special token of the tokenizer's configuration (tokenizer_config.json,
+// else special_tokens_map.json): a string or {"content": ...}.
+std::optional<std::string> configured_token(const std::filesystem::path& root, const char* key) {
+  for (const char* name : {"tokenizer_config.json", "special_tokens_map.json"}) {
+    const auto doc = model::read_json_file(root / name);
+    if (!doc) continue;
+    const auto it = doc->find(key);
+    if (it == doc->end()) continue;
+    if (it->is_string()) return it->get<std::string>();
+    if (it->is_object() && it->contains("content") && (*it)["content"].is_string()) {
+      return (*it)["content"].get<std::string>();
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+// A ColBERT model in PyLate's layout: a vector per token, projected by the
+// folder's Dense modules and normalized, tokenized as PyLate does.
+void Embedder::Impl::plan_multi_vector(const EmbedderOptions& options) {
+  const auto& f = folder;
+  const auto& c = *f.colbert;
+  const std::string what = f.root.string() + " is a late-interaction (ColBERT) model";
+  if (options.pooling) throw Error(ErrorCode::kInvalidArgument, what + ": its token vectors are not pooled");
+  if (options.dimensions) throw Error(ErrorCode::kInvalidArgument, what + ": its vectors cannot be truncated");
+  if (options.normalize && !*options.normalize) {
+    throw Error(ErrorCode::kInvalidArgument, what + ": its token vectors are always normalized");
+  }
+  if (info.pooled_by_model) {
+    throw Error(ErrorCode::kUnsupported, f.onnx_file.string() + ": the output \"" + info.output +
+                                             "\" is one vector per input; a ColBERT model needs the token states "
+                                             "(export it with sieve-export export)");
+  }
+  info.output_kind = OutputKind::kMultiVector;
+  info.normalize = true;
+  std::size_t width = graph_dimension;
+  if (width == 0) {
+    throw Error(ErrorCode::kUnsupported, f.onnx_file.string() + ": the width of \"" + info.output +
+                                             "\" is not known (dynamic, and config.json has no hidden_size)");
+  }
+  for (const auto& module : f.token_modules) {
+    width = module->output_dimension(width);
+    token_modules.push_back(module.get());
+  }
+  info.model_dimension = width;
+
+  const auto id_of = [&](const std::string& token, const char* role) -> std::optional<std::uint32_t> {
+    if (token.empty()) return std::nullopt;
+    if (auto id = tokenizer.token_to_id(token)) return id;
+    throw Error(ErrorCode::kUnsupported, f.root.string() + ": the " + role + " prefix \"" + token +
+                                             "\" is not a token of the tokenizer (tokenizer.json)");
+  };
+  query_prefix_id = id_of(c.query_prefix, "query");
+  document_prefix_id = id_of(c.document_prefix, "document");
+  // PyLate expands queries with the mask token, else the end-of-sequence
+  // token, else the padding token.
+  std::optional<std::uint32_t> expansion;
+  for (const char* key : {"mask_token", "eos_token", "pad_token"}) {
+    if (const auto token = configured_token(f.root, key)) expansion = tokenizer.token_to_id(*token);
+    if (expansion) break;
+  }
+  if (!expansion && c.query_expansion) {
+    throw Error(ErrorCode::kUnsupported, f.root.string() +
+                                             ": query expansion needs a mask, end-of-sequence or padding token, "
+                                             "and the tokenizer's configuration names none");
+  }
+  expansion_id = expansion.value_or(0);
+  // As PyLate's convert_tokens_to_ids: a word the vocabulary lacks maps to
+  // the unknown token, which documents then lose too.
+  const auto unknown = configured_token(f.root, "unk_token");
+  const std::uint32_t unknown_id = unknown ? tokenizer.token_to_id(*unknown).value_or(kNoToken) : kNoToken;
+  for (const std::string& word : c.skiplist_words) {
+    const std::uint32_t id = tokenizer.token_to_id(word).value_or(unknown_id);
+    if (id != kNoToken) skiplist.push_back(id);
+  }
+  std::sort(skiplist.begin(), skiplist.end());
+  skiplist.erase(std::unique(skiplist.begin(), skiplist.end()), skiplist.end());
+
+  auto& mv = info.multi_vector;
+  mv.query_prefix = c.query_prefix;
+  mv.document_prefix = c.document_prefix;
+  mv.query_length = c.query_length;
+  mv.document_length = c.document_length;
+  mv.query_expansion = c.query_expansion;
+  mv.attend_to_expansion_tokens = c.attend_to_expansion_tokens;
+  mv.skiplist_tokens = skiplist.size();
+}
+
+// PyLate's tokenization: the text cut to its length less the marker, the
+// marker put after the first token, and queries expanded to their length.
+std::vector<Encoding> Embedder::Impl::encode_late(std::span<const std::string_view> texts, TextRole role) const {
+  const bool query = role == TextRole::kQuery;
+  const Tokenizer& t = query ? *query_tokenizer : tokenizer;
+  std::vector<Encoding> encodings = t.encode_each(texts, true, 0);
+  const auto prefix = query ? query_prefix_id : document_prefix_id;
+  const auto& mv = info.multi_vector;
+  for (Encoding& e : encodings) {
+    e.overflowing.clear();
+    e.overflowing.shrink_to_fit();
+    if (e.attention_mask.size() != e.size()) e.attention_mask.assign(e.size(), 1);
+    if (prefix) {
+      const auto at = static_cast<std::ptrdiff_t>(std::min<std::size_t>(1, e.size()));
+      e.ids.insert(e.ids.begin() + at, *prefix);
+      e.type_ids.insert(e.type_ids.begin() + at, 0);
+      e.attention_mask.insert(e.attention_mask.begin() + at, 1);
+      e.special_tokens_mask.insert(e.special_tokens_mask.begin() + at, 1);
+      e.offsets.insert(e.offsets.begin() + at, Offsets{0, 0});
+    }
+    if (query && mv.query_expansion && e.size() < mv.query_length) {
+      const std::size_t n = mv.query_length - e.size();
+      e.ids.insert(e.ids.end(), n, expansion_id);
+      e.type_ids.insert(e.type_ids.end(), n, 0);
+      e.attention_mask.insert(e.attention_mask.end(), n, mv.attend_to_expansion_tokens ? 1 : 0);
+      e.special_tokens_mask.insert(e.special_tokens_mask.end(), n, 1);
+      e.offsets.insert(e.offsets.end(), n, Offsets{0, 0});
+    }
+  }
+  return encodings;
+}
+
 Embedder::Embedder(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Embedder::Embedder(Embedder&&) noexcept = default;
 Embedder& Embedder::operator=(Embedder&&) noexcept = default;
@@ -266,7 +403,9 @@ Embedder Embedder::load(const std::filesystem::path& folder_path, const Embedder
   for (const auto& module : f.modules) info.modules.push_back(module->describe());
   const std::int64_t last_dim = out.shape.back();
   impl->graph_dimension = last_dim > 0 ? static_cast<std::size_t>(last_dim) : f.hidden_size.value_or(0);
-  if (f.splade_pooling || out.name == "sparse_embedding") {
+  if (f.colbert) {
+    impl->plan_multi_vector(options);
+  } else if (f.splade_pooling || out.name == "sparse_embedding") {
     impl->plan_sparse(options);
   } else {
     if (out.name == "logits" && out.shape.size() == 3) {
@@ -297,7 +436,8 @@ Embedder Embedder::load(const std::filesystem::path& folder_path, const Embedder
   info.prompt = choose_prompt(options, f);
 
   std::size_t max_length = options.max_length.value_or(
-      f.max_seq_length.value_or(f.model_max_length.value_or(f.max_position_embeddings.value_or(512))));
+      f.colbert ? f.colbert->document_length
+                : f.max_seq_length.value_or(f.model_max_length.value_or(f.max_position_embeddings.value_or(512))));
   if (f.max_position_embeddings && max_length > *f.max_position_embeddings) {
     if (options.max_length) {
       throw Error(ErrorCode::kInvalidArgument, "max length " + std::to_string(max_length) + " exceeds the model's " +
@@ -319,6 +459,27 @@ Embedder Embedder::load(const std::filesystem::path& folder_path, const Embedder
   impl->tokenizer.set_padding(std::nullopt);
   impl->tokenizer.set_truncation(TruncationParams{max_length, TruncationStrategy::kLongestFirst, 0, Direction::kRight});
   impl->tokenizer.set_invalid_utf8(options.invalid_utf8);
+  if (f.colbert) {
+    // Each side's length counts its marker token, which comes after tokenizing.
+    const auto& mv = info.multi_vector;
+    const auto limit = [&](std::size_t length, bool marker) { return length - (marker ? 1 : 0); };
+    if (info.prompt.size() != 0) {
+      throw Error(ErrorCode::kUnsupported, f.root.string() + ": a ColBERT model takes no prompt");
+    }
+    if (f.max_position_embeddings && mv.query_length > *f.max_position_embeddings) {
+      throw Error(ErrorCode::kUnsupported, f.root.string() + ": query_length " + std::to_string(mv.query_length) +
+                                               " exceeds the model's " + std::to_string(*f.max_position_embeddings) +
+                                               " positions");
+    }
+    impl->tokenizer.set_truncation(TruncationParams{limit(max_length, impl->document_prefix_id.has_value()),
+                                                    TruncationStrategy::kLongestFirst, 0, Direction::kRight});
+    auto query = std::make_unique<Tokenizer>(Tokenizer::from_file(f.tokenizer_file));
+    query->set_padding(std::nullopt);
+    query->set_truncation(TruncationParams{limit(mv.query_length, impl->query_prefix_id.has_value()),
+                                           TruncationStrategy::kLongestFirst, 0, Direction::kRight});
+    query->set_invalid_utf8(options.invalid_utf8);
+    impl->query_tokenizer = std::move(query);
+  }
   impl->batch_size = options.batch_size;
   impl->dimensions = options.dimensions;
   impl->invalid_utf8 = options.invalid_utf8;
@@ -519,12 +680,21 @@ void for_each_batch(const Embedder& embedder, std::size_t batch_size, const std:
   }
 }
 
-// What a call that wants the other kind of output is told.
-[[noreturn]] void refuse_output_kind(const ModelInfo& info) {
+// What a call that wants another kind of output than the model's is told.
+[[noreturn]] void refuse_output_kind(const ModelInfo& info, OutputKind wanted) {
   if (info.output_kind == OutputKind::kSparse) {
     throw Error(ErrorCode::kUnsupported,
                 info.folder.string() +
                     " is a sparse (SPLADE) model: ask for sparse vectors (sieve embed --sparse, POST /embed_sparse)");
+  }
+  if (info.output_kind == OutputKind::kMultiVector) {
+    throw Error(ErrorCode::kUnsupported, info.folder.string() +
+                                             " is a late-interaction (ColBERT) model: ask for token vectors (sieve "
+                                             "embed --multi-vector, POST /embed_all) or rerank with it");
+  }
+  if (wanted == OutputKind::kMultiVector) {
+    throw Error(ErrorCode::kUnsupported,
+                info.folder.string() + " is a dense embedding model: token vectors come from ColBERT models");
   }
   throw Error(ErrorCode::kUnsupported,
               info.folder.string() + " is a dense embedding model: sparse vectors come from SPLADE models");
@@ -534,7 +704,7 @@ void for_each_batch(const Embedder& embedder, std::size_t batch_size, const std:
 
 Embeddings Embedder::embed(std::span<const std::string_view> texts, EmbedTimings* timings) const {
   const Impl& m = *impl_;
-  if (m.info.output_kind != OutputKind::kDense) refuse_output_kind(m.info);
+  if (m.info.output_kind != OutputKind::kDense) refuse_output_kind(m.info, OutputKind::kDense);
   EmbedTimings local;
   EmbedTimings& t = timings != nullptr ? *timings : local;
 
@@ -565,7 +735,7 @@ Embeddings Embedder::embed(std::span<const std::string_view> texts, EmbedTimings
 std::vector<SparseVector> Embedder::embed_sparse(std::span<const std::string_view> texts, const SparseOptions& options,
                                                  EmbedTimings* timings) const {
   const Impl& m = *impl_;
-  if (m.info.output_kind != OutputKind::kSparse) refuse_output_kind(m.info);
+  if (m.info.output_kind != OutputKind::kSparse) refuse_output_kind(m.info, OutputKind::kSparse);
   EmbedTimings local;
   EmbedTimings& t = timings != nullptr ? *timings : local;
   const auto start = Clock::now();
@@ -579,6 +749,78 @@ std::vector<SparseVector> Embedder::embed_sparse(std::span<const std::string_vie
                      result[rows[row]] = sparsify(std::span<const float>(pooled).subspan(row * dim, dim), options);
                    }
                  });
+  return result;
+}
+
+std::vector<TokenVectors> Embedder::embed_tokens(std::span<const std::string_view> texts, TextRole role,
+                                                 EmbedTimings* timings) const {
+  const Impl& m = *impl_;
+  if (m.info.output_kind != OutputKind::kMultiVector) refuse_output_kind(m.info, OutputKind::kMultiVector);
+  EmbedTimings local;
+  EmbedTimings& t = timings != nullptr ? *timings : local;
+  auto start = Clock::now();
+  const std::vector<Encoding> encoded = m.encode_late(texts, role);
+  t.tokenize_seconds += seconds_since(start);
+
+  // Which tokens give a vector: a query's every token (expansion included,
+  // attended to or not) or its real ones; a document's real ones less the
+  // skip list.
+  const bool query = role == TextRole::kQuery;
+  const bool keep_expansion = query && m.info.multi_vector.query_expansion;
+  const auto keep = [&](const Encoding& e, std::size_t i) {
+    if (keep_expansion) return true;
+    if (e.attention_mask[i] == 0) return false;
+    return query || !std::binary_search(m.skiplist.begin(), m.skiplist.end(), e.ids[i]);
+  };
+
+  std::vector<TokenVectors> result(texts.size());
+  std::vector<std::size_t> lengths;
+  lengths.reserve(encoded.size());
+  for (const Encoding& e : encoded) lengths.push_back(e.size());
+  const auto plan = pipeline::plan_batches(lengths, m.batch_size);
+  std::vector<const Encoding*> batch;
+  pipeline::BatchTensors tensors;
+  for (const auto& [begin, end] : plan.batches) {
+    start = Clock::now();
+    batch.clear();
+    for (std::size_t k = begin; k < end; ++k) {
+      batch.push_back(&encoded[plan.order[k]]);
+      t.tokens += encoded[plan.order[k]].size();
+    }
+    tensors.fill(batch, m.slots);
+    const auto seq = static_cast<std::size_t>(tensors.shape[1]);
+    t.padded_tokens += batch.size() * seq;
+    t.prepare_seconds += seconds_since(start);
+    start = Clock::now();
+    const auto output = m.session.run(tensors.inputs(m.slots), m.output);
+    t.run_seconds += seconds_since(start);
+    start = Clock::now();
+    const auto& s = output.shape();
+    const std::size_t hidden = m.graph_dimension;
+    if (s.size() != 3 || s[0] != tensors.shape[0] || s[1] != tensors.shape[1] ||
+        static_cast<std::size_t>(s[2]) != hidden) {
+      throw Error(ErrorCode::kRuntime, "model output \"" + m.info.output + "\" has shape " + shape_text(s) +
+                                           " for an input of shape " + shape_text(tensors.shape));
+    }
+    for (std::size_t row = 0; row < batch.size(); ++row) {
+      const Encoding& e = *batch[row];
+      TokenVectors v;
+      std::vector<float> states;
+      for (std::size_t i = 0; i < e.size(); ++i) {
+        if (!keep(e, i)) continue;
+        const float* state = output.data() + (row * seq + i) * hidden;
+        states.insert(states.end(), state, state + hidden);
+        v.ids.push_back(e.ids[i]);
+      }
+      v.rows = v.ids.size();
+      v.data = apply_vector_modules(m.token_modules, std::move(states), v.rows, hidden);
+      v.dimension = m.info.model_dimension;
+      for (std::size_t r = 0; r < v.rows; ++r) pipeline::l2_normalize(v.data.data() + r * v.dimension, v.dimension);
+      result[plan.order[begin + row]] = std::move(v);
+    }
+    t.pool_seconds += seconds_since(start);
+    ++t.batches;
+  }
   return result;
 }
 

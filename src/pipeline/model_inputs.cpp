@@ -74,7 +74,12 @@ void BatchTensors::fill(std::span<const Encoding* const> encodings, const InputS
     const Encoding& e = *encodings[row];
     const auto at = static_cast<std::ptrdiff_t>(row * seq);
     std::copy(e.ids.begin(), e.ids.end(), ids.begin() + at);
-    std::fill_n(mask.begin() + at, e.size(), 1);
+    // An encoding may leave tokens unattended (a ColBERT query's expansion).
+    if (e.attention_mask.size() == e.size()) {
+      std::copy(e.attention_mask.begin(), e.attention_mask.end(), mask.begin() + at);
+    } else {
+      std::fill_n(mask.begin() + at, e.size(), 1);
+    }
     if (with_types) std::copy(e.type_ids.begin(), e.type_ids.end(), types.begin() + at);
     if (with_positions) {
       for (std::size_t t = 0; t < e.size(); ++t) positions[row * seq + t] = static_cast<std::int64_t>(t);

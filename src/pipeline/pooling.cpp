@@ -130,6 +130,7 @@ Pooling parse_pooling(std::string_view name) {
 std::string pooling_name(const ModelInfo& info) {
   if (info.pooled_by_model) return "model";
   if (info.output_kind == OutputKind::kSparse) return info.sparse_pooling.sum ? "splade sum" : "splade max";
+  if (info.output_kind == OutputKind::kMultiVector) return "none (a vector per token)";
   std::string name;
   for (const Pooling mode : info.pooling_modes) {
     if (!name.empty()) name += '+';

@@ -194,6 +194,7 @@ struct Reranker::Impl {
 };
 
 Reranker::Reranker(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Reranker::Reranker(std::unique_ptr<Embedder> late) : late_(std::move(late)) {}
 Reranker::Reranker(Reranker&&) noexcept = default;
 Reranker& Reranker::operator=(Reranker&&) noexcept = default;
 Reranker::~Reranker() = default;
@@ -201,6 +202,18 @@ Reranker::~Reranker() = default;
 Reranker Reranker::load(const fs::path& folder_path, const RerankerOptions& options) {
   if (options.batch_size == 0) throw Error(ErrorCode::kInvalidArgument, "batch size must be at least 1");
   auto folder = model::read_model_folder(folder_path);
+  if (folder.colbert) {
+    if (options.activation != ScoreActivation::kAuto && options.activation != ScoreActivation::kNone) {
+      throw Error(ErrorCode::kInvalidArgument,
+                  folder_path.string() + ": a ColBERT model's scores are MaxSim sums; no activation applies");
+    }
+    EmbedderOptions late;
+    late.runtime = options.runtime;
+    late.max_length = options.max_length;
+    late.batch_size = options.batch_size;
+    late.invalid_utf8 = options.invalid_utf8;
+    return Reranker(std::make_unique<Embedder>(Embedder::load(folder_path, late)));
+  }
   // Checked before the (slow) session is made: a folder whose configuration
   // names another head is refused at once.
   const fs::path config_file = folder.root / "config.json";
@@ -362,26 +375,47 @@ Reranker Reranker::load(const fs::path& folder_path, const RerankerOptions& opti
 }
 
 const ModelInfo& Reranker::info() const noexcept {
-  return impl_->info;
+  return late_ ? late_->info() : impl_->info;
 }
 const Tokenizer& Reranker::tokenizer() const noexcept {
-  return impl_->tokenizer;
+  return late_ ? late_->tokenizer() : impl_->tokenizer;
 }
 ScoreActivation Reranker::activation() const noexcept {
-  return impl_->activation;
+  return late_ ? ScoreActivation::kNone : impl_->activation;
 }
 std::size_t Reranker::num_labels() const noexcept {
-  return impl_->num_labels;
+  return late_ ? 1 : impl_->num_labels;
 }
 const std::vector<std::string>& Reranker::labels() const noexcept {
-  return impl_->labels;
+  static const std::vector<std::string> none;
+  return late_ ? none : impl_->labels;
 }
 ScoreActivation Reranker::classification_activation() const noexcept {
-  return impl_->label_activation;
+  return late_ ? ScoreActivation::kNone : impl_->label_activation;
 }
 bool Reranker::is_llm_reranker() const noexcept {
-  return impl_->llm.has_value();
+  return !late_ && impl_->llm.has_value();
 }
+bool Reranker::is_late_interaction() const noexcept {
+  return late_ != nullptr;
+}
+const Embedder* Reranker::late_interaction_model() const noexcept {
+  return late_.get();
+}
+
+namespace {
+
+// What the pair-scoring and classification methods tell a ColBERT model's caller.
+void refuse_late_interaction(const std::unique_ptr<Embedder>& late) {
+  if (late) {
+    throw Error(ErrorCode::kUnsupported, late->info().folder.string() +
+                                             " is a late-interaction (ColBERT) model: it scores documents by MaxSim "
+                                             "of token vectors (score, rerank), not (query, document) pairs, and "
+                                             "does not classify");
+  }
+}
+
+}  // namespace
 
 namespace {
 
@@ -402,6 +436,7 @@ void finish_encodings(std::vector<Encoding>& encodings, bool truncate, const std
 
 std::vector<Encoding> Reranker::encode(std::string_view query, std::span<const std::string_view> documents,
                                        bool truncate, std::size_t threads) const {
+  refuse_late_interaction(late_);
   const Impl& m = *impl_;
   if (m.llm) {
     // The recipe of the model card: the filled-in template alone is
@@ -450,6 +485,7 @@ void refuse_llm_classification(bool llm) {
 
 std::vector<Encoding> Reranker::encode_texts(std::span<const std::string_view> texts, bool truncate,
                                              std::size_t threads) const {
+  refuse_late_interaction(late_);
   const Impl& m = *impl_;
   refuse_llm_classification(m.llm.has_value());
   std::vector<Encoding> encodings = m.tokenizer.encode_each(texts, true, threads);
@@ -460,6 +496,7 @@ std::vector<Encoding> Reranker::encode_texts(std::span<const std::string_view> t
 
 std::vector<Encoding> Reranker::encode_pairs(std::span<const TextPair> pairs, bool truncate,
                                              std::size_t threads) const {
+  refuse_late_interaction(late_);
   const Impl& m = *impl_;
   refuse_llm_classification(m.llm.has_value());
   std::vector<Encoding> encodings = m.tokenizer.encode_pair_each(pairs, true, threads);
@@ -469,6 +506,7 @@ std::vector<Encoding> Reranker::encode_pairs(std::span<const TextPair> pairs, bo
 }
 
 std::vector<float> Reranker::run_batch(std::span<const Encoding* const> pairs) const {
+  refuse_late_interaction(late_);
   const Impl& m = *impl_;
   if (pairs.empty()) return {};
   pipeline::BatchTensors tensors;
@@ -501,6 +539,7 @@ void softmax_into(std::span<const float> logits, float* out) {
 }  // namespace
 
 float Reranker::score_from_logits(std::span<const float> logits, bool raw) const {
+  refuse_late_interaction(late_);
   const Impl& m = *impl_;
   if (logits.size() != m.num_labels) {
     throw Error(ErrorCode::kInvalidArgument, std::to_string(logits.size()) + " logits given, the model has " +
@@ -523,6 +562,7 @@ float Reranker::score_from_logits(std::span<const float> logits, bool raw) const
 }
 
 std::vector<float> Reranker::label_scores(std::span<const float> logits, bool raw) const {
+  refuse_late_interaction(late_);
   const Impl& m = *impl_;
   if (logits.size() != m.num_labels) {
     throw Error(ErrorCode::kInvalidArgument, std::to_string(logits.size()) + " logits given, the model has " +
@@ -542,6 +582,7 @@ std::vector<float> Reranker::label_scores(std::span<const float> logits, bool ra
 }
 
 std::vector<float> Reranker::run_all(const std::vector<Encoding>& encodings) const {
+  refuse_late_interaction(late_);
   const Impl& m = *impl_;
   const std::size_t labels = m.num_labels;
   std::vector<float> logits(encodings.size() * labels);
@@ -564,6 +605,15 @@ std::vector<float> Reranker::run_all(const std::vector<Encoding>& encodings) con
 }
 
 std::vector<float> Reranker::score(std::string_view query, std::span<const std::string_view> documents) const {
+  if (late_) {
+    const std::string_view queries[] = {query};
+    const std::vector<TokenVectors> q = late_->embed_tokens(queries, TextRole::kQuery);
+    const std::vector<TokenVectors> docs = late_->embed_tokens(documents, TextRole::kDocument);
+    std::vector<float> scores;
+    scores.reserve(docs.size());
+    for (const TokenVectors& d : docs) scores.push_back(maxsim(q.front(), d));
+    return scores;
+  }
   const std::size_t labels = impl_->num_labels;
   const std::vector<float> logits = run_all(encode(query, documents));
   std::vector<float> scores(documents.size());

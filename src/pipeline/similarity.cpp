@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
+#include "sieve/embedder.hpp"
 #include "sieve/error.hpp"
 
 namespace sieve {
@@ -89,6 +91,27 @@ std::vector<double> similarity_matrix(const Embeddings& a, const Embeddings& b, 
     for (std::size_t j = 0; j < b.rows; ++j) out[i * b.rows + j] = similarity(a.row(i), b.row(j), function);
   }
   return out;
+}
+
+float maxsim(const TokenVectors& query, const TokenVectors& document) {
+  if (query.dimension != document.dimension && query.rows != 0 && document.rows != 0) {
+    throw Error(ErrorCode::kInvalidArgument, "token vectors of width " + std::to_string(query.dimension) + " and " +
+                                                 std::to_string(document.dimension) + " cannot be compared");
+  }
+  if (document.rows == 0) return 0;
+  double total = 0;
+  for (std::size_t i = 0; i < query.rows; ++i) {
+    const float* q = query.data.data() + i * query.dimension;
+    float best = -std::numeric_limits<float>::infinity();
+    for (std::size_t j = 0; j < document.rows; ++j) {
+      const float* d = document.data.data() + j * document.dimension;
+      float dot = 0;
+      for (std::size_t k = 0; k < query.dimension; ++k) dot += q[k] * d[k];
+      best = std::max(best, dot);
+    }
+    total += best;
+  }
+  return static_cast<float>(total);
 }
 
 }  // namespace sieve

@@ -21,6 +21,7 @@ const char* to_string(ModelKind kind) noexcept {
     case ModelKind::kPooledEmbedding: return "pooled embedding";
     case ModelKind::kReranker: return "reranker";
     case ModelKind::kSparseEmbedding: return "sparse embedding";
+    case ModelKind::kLateInteraction: return "late interaction";
   }
   return "embedding";
 }
@@ -192,7 +193,7 @@ struct ModelRegistry::Impl {
       victims.clear();  // evicted sessions are released here, outside the lock
 
       auto model = std::make_shared<LoadedModel>();
-      if (d.kind == ModelKind::kReranker) {
+      if (loads_as_reranker(d.kind)) {
         model->reranker.emplace(Reranker::load(folder, reranker_options()));
       } else {
         model->embedder.emplace(Embedder::load(folder, embedder_options()));
@@ -214,7 +215,7 @@ struct ModelRegistry::Impl {
   }
 
   [[nodiscard]] std::vector<std::string> requested_providers(ModelKind kind) const {
-    const RuntimeOptions& runtime = kind == ModelKind::kReranker ? options.reranker.runtime : options.embedder.runtime;
+    const RuntimeOptions& runtime = loads_as_reranker(kind) ? options.reranker.runtime : options.embedder.runtime;
     std::vector<std::string> names;
     for (const auto& p : runtime.providers) {
       if (std::find(names.begin(), names.end(), p.name) == names.end()) names.push_back(p.name);
@@ -232,8 +233,9 @@ struct ModelRegistry::Impl {
     entry.estimated_bytes = d.bytes;
 
     // As the loaders decide them, for a model not loaded yet.
-    const auto& max_option = d.kind == ModelKind::kReranker ? options.reranker.max_length : options.embedder.max_length;
+    const auto& max_option = loads_as_reranker(d.kind) ? options.reranker.max_length : options.embedder.max_length;
     std::optional<std::size_t> card_length;  // an LLM reranker's recommended limit
+    if (f.colbert) card_length = f.colbert->document_length;
     if (d.kind == ModelKind::kReranker) {
       if (const auto llm = model::read_llm_reranker(f.root)) card_length = llm->max_length;
     }
@@ -254,7 +256,7 @@ struct ModelRegistry::Impl {
     } else if (d.kind == ModelKind::kPooledEmbedding) {
       out = float_output([](const auto& o) { return o.name == "sentence_embedding" && o.shape.size() == 2; });
       if (out == nullptr) out = float_output([](const auto& o) { return o.shape.size() == 2; });
-    } else if (d.kind == ModelKind::kEmbedding) {
+    } else if (d.kind == ModelKind::kEmbedding || d.kind == ModelKind::kLateInteraction) {
       out = float_output([](const auto& o) { return o.shape.size() == 3; });
     } else {
       out = float_output([](const auto& o) { return o.name == "logits" && o.shape.size() == 2; });
@@ -264,6 +266,16 @@ struct ModelRegistry::Impl {
       entry.dimension = static_cast<std::size_t>(out->shape.back());
     } else if (d.kind != ModelKind::kReranker) {
       entry.dimension = f.hidden_size.value_or(0);
+    }
+    if (d.kind == ModelKind::kLateInteraction) {
+      // Each token vector's width: the last projection's.
+      std::size_t width = entry.dimension != 0 ? entry.dimension : f.hidden_size.value_or(0);
+      try {
+        for (const auto& module : f.token_modules) width = module->output_dimension(width);
+      } catch (const Error&) {
+        width = 0;  // the loader names the mismatch
+      }
+      entry.dimension = width;
     }
     entry.providers = requested_providers(d.kind);
 

@@ -50,18 +50,22 @@ json rerank(ServerState& state, const httplib::Request& req) {
   const auto top_n = optional_int(body, "top_n", 1, std::numeric_limits<std::int32_t>::max());
   const bool return_documents = optional_bool(body, "return_documents").value_or(false);
   const std::vector<std::string_view> views(documents.begin(), documents.end());
-  std::vector<Encoding> pairs;
   std::size_t tokens = 0;
-  try {
-    const TokenizeTimer timer(state.metrics);
-    // Cohere cuts long documents rather than refusing them.
-    pairs = model.reranker->encode(query, views, true);
-  } catch (const Error& e) {
-    throw to_http_error(e, "documents");
+  std::vector<float> scores;
+  if (model.is_late_interaction()) {
+    scores = model.maxsim_scores(query, views, "documents");
+  } else {
+    std::vector<Encoding> pairs;
+    try {
+      const TokenizeTimer timer(state.metrics);
+      // Cohere cuts long documents rather than refusing them.
+      pairs = model.reranker->encode(query, views, true);
+    } catch (const Error& e) {
+      throw to_http_error(e, "documents");
+    }
+    for (const Encoding& e : pairs) tokens += e.size();
+    scores = model.reranker->score(std::move(pairs), false, state.deadline(), ServerState::client_gone(req));
   }
-  for (const Encoding& e : pairs) tokens += e.size();
-  const std::vector<float> scores =
-      model.reranker->score(std::move(pairs), false, state.deadline(), ServerState::client_gone(req));
   std::vector<std::size_t> order = rank_by_score(scores);
   if (top_n && static_cast<std::size_t>(*top_n) < order.size()) order.resize(static_cast<std::size_t>(*top_n));
   json results = json::array();

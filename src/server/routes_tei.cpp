@@ -91,6 +91,31 @@ std::string embed_sparse(ServerState& state, const httplib::Request& req) {
   return out;
 }
 
+// Text Embeddings Inference's /embed_all: every token's vector. Served for
+// late-interaction (ColBERT) models, whose token vectors these are; Sieve's
+// "query": true encodes the inputs as queries (marker and expansion).
+std::string embed_all(ServerState& state, const httplib::Request& req) {
+  const json body = parse_object(req.body);
+  const ServedModel& model = state.models.late_interaction(optional_string(body, "model"));
+  const Inputs inputs = read_inputs(body, "inputs", state.options.max_inputs, false);
+  const bool query = optional_bool(body, "query").value_or(false);
+  const std::vector<std::string_view> views(inputs.texts.begin(), inputs.texts.end());
+  const std::vector<TokenVectors> vectors =
+      model.token_vectors(views, query ? TextRole::kQuery : TextRole::kDocument, "inputs");
+  std::string out = "[";
+  for (std::size_t i = 0; i < vectors.size(); ++i) {
+    if (i > 0) out += ",";
+    out += "[";
+    for (std::size_t r = 0; r < vectors[i].rows; ++r) {
+      if (r > 0) out += ",";
+      append_json_array(out, vectors[i].row(r));
+    }
+    out += "]";
+  }
+  out += "]";
+  return out;
+}
+
 json rerank(ServerState& state, const httplib::Request& req) {
   const json body = parse_object(req.body);
   const ServedModel& model = state.models.reranker(optional_string(body, "model"));
@@ -98,16 +123,21 @@ json rerank(ServerState& state, const httplib::Request& req) {
   const Inputs texts = read_inputs(body, "texts", state.options.max_inputs, false);
   const bool raw = optional_bool(body, "raw_scores").value_or(false);
   const bool return_text = optional_bool(body, "return_text").value_or(false);
-  std::vector<Encoding> pairs;
   const std::vector<std::string_view> views(texts.texts.begin(), texts.texts.end());
-  try {
-    const TokenizeTimer timer(state.metrics);
-    pairs = model.reranker->encode(query, views, truncation_of(state, body));
-  } catch (const Error& e) {
-    throw to_http_error(e, "texts");
+  std::vector<float> scores;
+  if (model.is_late_interaction()) {
+    // MaxSim sums have no activation: raw or not, the score is the same.
+    scores = model.maxsim_scores(query, views, "texts");
+  } else {
+    std::vector<Encoding> pairs;
+    try {
+      const TokenizeTimer timer(state.metrics);
+      pairs = model.reranker->encode(query, views, truncation_of(state, body));
+    } catch (const Error& e) {
+      throw to_http_error(e, "texts");
+    }
+    scores = model.reranker->score(std::move(pairs), raw, state.deadline(), ServerState::client_gone(req));
   }
-  const std::vector<float> scores =
-      model.reranker->score(std::move(pairs), raw, state.deadline(), ServerState::client_gone(req));
   std::vector<std::size_t> order = rank_by_score(scores);
   json out = json::array();
   for (const std::size_t i : order) {
@@ -174,11 +204,11 @@ json predict(ServerState& state, const httplib::Request& req) {
   const json body = parse_object(req.body);
   const ServedModel& model = state.models.reranker(optional_string(body, "model"));
   const Reranker& reranker = model.reranker->reranker();
-  if (reranker.is_llm_reranker()) {
+  if (reranker.is_llm_reranker() || reranker.is_late_interaction()) {
     throw HttpError(422,
-                    "the model `" + model.name +
-                        "` is an LLM reranker: it scores (query, document) pairs "
-                        "with /rerank and does not classify",
+                    "the model `" + model.name + "` is " +
+                        (reranker.is_llm_reranker() ? "an LLM reranker" : "a late-interaction (ColBERT) model") +
+                        ": it scores (query, document) pairs with /rerank and does not classify",
                     "model");
   }
   const PredictInputs inputs = read_predict_inputs(body, state.options.max_inputs);
@@ -349,6 +379,10 @@ void add_tei_routes(httplib::Server& http, ServerState& state) {
   add_raw_route(http, state, "POST", "/embed_sparse", ApiStyle::kTei,
                 [&state](const httplib::Request& req, httplib::Response& res) {
                   res.set_content(embed_sparse(state, req), "application/json");
+                });
+  add_raw_route(http, state, "POST", "/embed_all", ApiStyle::kTei,
+                [&state](const httplib::Request& req, httplib::Response& res) {
+                  res.set_content(embed_all(state, req), "application/json");
                 });
   add_route(http, state, "POST", "/rerank", ApiStyle::kTei,
             [&state](const httplib::Request& req) { return rerank(state, req); });

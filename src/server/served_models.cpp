@@ -16,6 +16,29 @@ const Tokenizer& ServedModel::tokenizer() const {
   return reranker ? reranker->reranker().tokenizer() : embedding->embedder().tokenizer();
 }
 
+std::vector<TokenVectors> ServedModel::token_vectors(std::span<const std::string_view> texts, TextRole role,
+                                                     const std::string& field) const {
+  const Embedder* model = reranker ? reranker->reranker().late_interaction_model() : nullptr;
+  if (model == nullptr)
+    throw HttpError(400, "the model `" + name + "` is not a late-interaction (ColBERT) model", "model");
+  try {
+    return model->embed_tokens(texts, role);
+  } catch (const Error& e) {
+    throw to_http_error(e, field);
+  }
+}
+
+std::vector<float> ServedModel::maxsim_scores(std::string_view query, std::span<const std::string_view> documents,
+                                              const std::string& documents_field) const {
+  const std::string_view queries[] = {query};
+  const std::vector<TokenVectors> q = token_vectors(queries, TextRole::kQuery, "query");
+  const std::vector<TokenVectors> d = token_vectors(documents, TextRole::kDocument, documents_field);
+  std::vector<float> scores;
+  scores.reserve(d.size());
+  for (const TokenVectors& document : d) scores.push_back(maxsim(q.front(), document));
+  return scores;
+}
+
 ServedModels::ServedModels(ModelRegistry& registry, const std::vector<std::string>& names,
                            const SchedulerOptions& scheduling, Metrics& metrics) {
   std::vector<std::string> chosen = names;
@@ -37,7 +60,7 @@ ServedModels::ServedModels(ModelRegistry& registry, const std::vector<std::strin
     model.name = name;
     model.kind = registry.describe(name).kind;
     const auto observe = [&metrics, name](const BatchReport& report) { metrics.observe_batch(name, report); };
-    if (model.kind == ModelKind::kReranker) {
+    if (loads_as_reranker(model.kind)) {
       model.reranker = std::make_shared<RerankService>(registry.reranker(name), scheduling, observe);
     } else {
       model.embedding = std::make_shared<EmbeddingService>(registry.embedder(name), scheduling, observe);
@@ -83,6 +106,24 @@ const ServedModel& ServedModels::sparse(const std::optional<std::string>& name) 
 
 const ServedModel& ServedModels::reranker(const std::optional<std::string>& name) const {
   return find(name, Role::kReranker);
+}
+
+const ServedModel& ServedModels::late_interaction(const std::optional<std::string>& name) const {
+  if (!name || name->empty()) {
+    for (const ServedModel& m : models_) {
+      if (m.is_late_interaction()) return m;
+    }
+    throw HttpError(404, "no late-interaction (ColBERT) model is served; token vectors come from ColBERT models",
+                    "model", "model_not_found");
+  }
+  const ServedModel& m = any(name);
+  if (!m.is_late_interaction()) {
+    throw HttpError(
+        400,
+        "the model `" + *name + "` is not a late-interaction (ColBERT) model; token vectors come from ColBERT models",
+        "model", "model_kind_mismatch");
+  }
+  return m;
 }
 
 const ServedModel& ServedModels::any(const std::optional<std::string>& name) const {

@@ -1,6 +1,8 @@
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +24,15 @@ struct ServedModel {
 
   [[nodiscard]] bool is_reranker() const noexcept { return reranker != nullptr; }
   [[nodiscard]] bool is_sparse() const noexcept { return kind == ModelKind::kSparseEmbedding; }
+  // A ColBERT model: served as a reranker, and its token vectors by /embed_all.
+  [[nodiscard]] bool is_late_interaction() const noexcept { return kind == ModelKind::kLateInteraction; }
+  // A ColBERT model's MaxSim score of each document; an input that cannot
+  // be encoded is an HttpError naming "query" or `documents_field`.
+  [[nodiscard]] std::vector<float> maxsim_scores(std::string_view query, std::span<const std::string_view> documents,
+                                                 const std::string& documents_field) const;
+  // A ColBERT model's token vectors; errors name `field`.
+  [[nodiscard]] std::vector<TokenVectors> token_vectors(std::span<const std::string_view> texts, TextRole role,
+                                                        const std::string& field) const;
   [[nodiscard]] const ModelInfo& info() const;
   [[nodiscard]] const Tokenizer& tokenizer() const;
 };
@@ -44,6 +55,8 @@ class ServedModels {
   [[nodiscard]] const ServedModel& embedding(const std::optional<std::string>& name) const;
   [[nodiscard]] const ServedModel& sparse(const std::optional<std::string>& name) const;
   [[nodiscard]] const ServedModel& reranker(const std::optional<std::string>& name) const;
+  // A late-interaction (ColBERT) model, named or the first served.
+  [[nodiscard]] const ServedModel& late_interaction(const std::optional<std::string>& name) const;
   // Either kind (tokenize, decode, info).
   [[nodiscard]] const ServedModel& any(const std::optional<std::string>& name) const;
   [[nodiscard]] std::size_t queued() const;

@@ -22,7 +22,8 @@ using Clock = std::chrono::steady_clock;
 ApiStyle style_of(const std::string& path) {
   if (path == "/v1/rerank") return ApiStyle::kCohere;
   if (path.rfind("/v1/", 0) == 0) return ApiStyle::kOpenAI;
-  if (path == "/embed" || path == "/rerank" || path == "/tokenize" || path == "/decode" || path == "/info") {
+  if (path == "/embed" || path == "/embed_sparse" || path == "/embed_all" || path == "/rerank" || path == "/predict" ||
+      path == "/tokenize" || path == "/decode" || path == "/info") {
     return ApiStyle::kTei;
   }
   return ApiStyle::kPlain;

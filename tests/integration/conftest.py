@@ -155,3 +155,19 @@ def splade_tiny() -> SpladeTiny:
         pytest.fail(f"tools/make_splade_fixture.py failed:\n{done.stdout}{done.stderr}")
     folder = FIXTURES_DIR / "splade-tiny"
     return SpladeTiny(folder, folder / "reference.json")
+
+
+@pytest.fixture(scope="session")
+def colbert_tiny() -> Path:
+    """A ColBERT model in PyLate's layout with random weights, exported by
+    sieve-export, with PyLate's own token vectors and MaxSim scores in its
+    reference.json: SIEVE_FIXTURES_DIR/colbert-tiny, made by scripts/test.sh's
+    fixture stage with tools/make_colbert_fixture.py (made here too when missing)."""
+    python = ROOT / ".venv-export" / "bin" / "python"
+    if not python.is_file():
+        pytest.fail(".venv-export is missing: run `bash scripts/setup_export_env.sh` first")
+    done = subprocess.run([str(python), str(ROOT / "tools" / "make_colbert_fixture.py"), "--out", str(FIXTURES_DIR),
+                           "--tokenizer", str(MODEL)], capture_output=True, text=True, timeout=1200)
+    if done.returncode != 0:
+        pytest.fail(f"tools/make_colbert_fixture.py failed:\n{done.stdout}{done.stderr}")
+    return FIXTURES_DIR / "colbert-tiny"

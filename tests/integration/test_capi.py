@@ -631,8 +631,9 @@ def test_registry_list_equals_sieve_info_models(sieve, fixtures):
     finally:
         sieve.lib.sieve_registry_destroy(registry)
     want = json.loads(run_sieve("info", "--models", str(fixtures), "--json", "--no-load").stdout)["models"]
-    # "pooled embedding" is an embedding model to the C ABI.
-    assert entries == [(m["name"], m["kind"].replace("pooled embedding", "embedding"), m["dimension"],
+    # "pooled embedding" is an embedding model to the C ABI, and "late interaction" (ColBERT) a reranker.
+    kinds = {"pooled embedding": "embedding", "late interaction": "reranker"}
+    assert entries == [(m["name"], kinds.get(m["kind"], m["kind"]), m["dimension"],
                         m["max_length"], ",".join(m["providers"]), "", 0) for m in want]
 
 

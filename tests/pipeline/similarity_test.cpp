@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "sieve/embedder.hpp"
 #include "sieve/error.hpp"
 
 namespace sieve {
@@ -50,6 +51,31 @@ TEST(Similarity, Names) {
   }
   EXPECT_EQ(parse_similarity("dot_product"), Similarity::kDot);
   EXPECT_THROW((void)parse_similarity("jaccard"), Error);
+}
+
+}  // namespace
+}  // namespace sieve
+
+namespace sieve {
+namespace {
+
+TokenVectors tokens(std::size_t dimension, std::vector<float> data) {
+  TokenVectors v;
+  v.dimension = dimension;
+  v.rows = data.size() / dimension;
+  v.data = std::move(data);
+  v.ids.assign(v.rows, 0);
+  return v;
+}
+
+// MaxSim by hand: query rows (1,0) and (0,1) against document rows (0.6,0.8)
+// and (-1,0): best dots 0.6 and 0.8, summed 1.4. A negative best stays
+// negative (no zero padding enters the maximum).
+TEST(MaxSim, SumsEachQueryTokensBestDot) {
+  EXPECT_NEAR(maxsim(tokens(2, {1, 0, 0, 1}), tokens(2, {0.6F, 0.8F, -1, 0})), 1.4, 1e-6);
+  EXPECT_NEAR(maxsim(tokens(2, {1, 0}), tokens(2, {-1, 0, -0.5F, 0})), -0.5, 1e-6);
+  EXPECT_EQ(maxsim(tokens(2, {1, 0}), tokens(2, {})), 0.0F);
+  EXPECT_THROW((void)maxsim(tokens(2, {1, 0}), tokens(3, {1, 0, 0})), Error);
 }
 
 }  // namespace

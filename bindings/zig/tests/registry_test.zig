@@ -33,8 +33,9 @@ test "registry: list() describes the folders as `sieve info --models --no-load` 
     for (expected.value.models, models.entries) |e, entry| {
         try testing.expectEqualStrings(e.name, entry.name);
         // The CLI tells models that pool inside the graph apart; the ABI
-        // knows embedding models, sparse ones and rerankers.
-        const kind: sieve.Kind = if (std.mem.eql(u8, e.kind, "reranker"))
+        // knows embedding models, sparse ones and rerankers (ColBERT's
+        // late interaction among them).
+        const kind: sieve.Kind = if (std.mem.eql(u8, e.kind, "reranker") or std.mem.eql(u8, e.kind, "late interaction"))
             .reranker
         else if (std.mem.eql(u8, e.kind, "sparse embedding"))
             .sparse

@@ -104,9 +104,15 @@ std::shared_ptr<const Module> make_dense_module(const ModuleSpec& spec) {
   const auto out = positive_int_field(*doc, "out_features", file);
   if (!in || !out) throw Error(ErrorCode::kParse, file.string() + ": in_features and out_features are required");
   const bool bias = bool_field(*doc, "bias", file).value_or(true);
+  const bool per_token = spec.type == kPylateDense;
+  if (per_token && bool_field(*doc, "use_residual", file).value_or(false)) {
+    throw Error(ErrorCode::kUnsupported,
+                module_where(spec) + ": use_residual is true; Sieve applies PyLate's Dense without a residual only");
+  }
   // Other inputs or outputs than the pooled vector (a Dense on token states)
   // change what pooling sees, or leave the vector alone.
   for (const char* key : {"module_input_name", "module_output_name"}) {
+    if (per_token) break;
     const auto name = string_field(*doc, key, file);
     if (name && *name != "sentence_embedding") {
       throw Error(ErrorCode::kUnsupported, module_where(spec) + ": " + key + " is \"" + *name +
@@ -116,7 +122,9 @@ std::shared_ptr<const Module> make_dense_module(const ModuleSpec& spec) {
   }
   // sentence-transformers' default is Tanh; it instantiates a torch class with
   // no arguments, and anything outside torch only with trust_remote_code.
-  std::string name = string_field(*doc, "activation_function", file).value_or("torch.nn.modules.activation.Tanh");
+  // PyLate's default is Identity.
+  std::string name = string_field(*doc, "activation_function", file)
+                         .value_or(per_token ? "torch.nn.modules.linear.Identity" : "torch.nn.modules.activation.Tanh");
   const std::string_view short_name = std::string_view(name).substr(name.rfind('.') + 1);
   if (name.starts_with("torch.")) {
     for (const auto& a : kActivations) {

@@ -5,6 +5,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 
 namespace sieve::model {
 
@@ -59,6 +60,9 @@ class VectorModule : public Module {
   // One vector: `out` is output_dimension(in.size()) wide and does not alias `in`.
   virtual void apply(std::span<const float> in, std::span<float> out) const = 0;
 };
+
+// PyLate's Dense, the projection of each token's state in a ColBERT model.
+inline constexpr std::string_view kPylateDense = "pylate.models.Dense.Dense";
 
 // "modules.json: module 2 (2_Dense, sentence_transformers.models.Dense)".
 std::string module_where(const ModuleSpec& spec);

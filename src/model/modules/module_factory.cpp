@@ -39,6 +39,10 @@ std::string advice(std::string_view class_name) {
     return "of sparse encoders Sieve runs SPLADE models (a fill-mask Transformer and SpladePooling)";
   }
   if (class_name == "WeightedLayerPooling") return "pooling over several layers' states is not supported";
+  if (class_name == "ColBERT" || class_name == "Dense") {
+    return "of late-interaction models Sieve runs PyLate's ColBERT layout (a Transformer and "
+           "pylate.models.Dense.Dense)";
+  }
   return "Sieve applies Transformer, Pooling, Dense, LayerNorm, Normalize, Dropout and SpladePooling; "
          "remove the module from modules.json only if the model's vectors do not depend on it";
 }
@@ -61,6 +65,9 @@ std::shared_ptr<const Module> make_module(const ModuleSpec& spec) {
   if (builtin) {
     if (const auto it = factories().find(spec.class_name); it != factories().end()) return it->second(spec);
   }
+  // PyLate's projection of ColBERT models: sentence-transformers' Dense on
+  // each token's state (its only other option, a residual, is refused there).
+  if (spec.type == kPylateDense) return make_dense_module(spec);
   throw Error(ErrorCode::kUnsupported,
               module_where(spec) + ": " +
                   (builtin ? "Sieve does not apply this module type" : "a custom module (code Sieve cannot run)") +

@@ -237,13 +237,16 @@ else
 fi
 .venv-export/bin/python tools/train_cross_encoder.py --out "$SIEVE_FIXTURES_DIR" --cache "$cache/fixtures" "${train_args[@]}"
 # A real sparse (SPLADE) model exported with sieve-export, and its sentence-transformers reference;
-# beside it (each is mostly Python start-up on one core) a random-weight ColBERT model in PyLate's
-# layout, exported, and PyLate's own output.
+# beside it (each is mostly Python start-up on one core) random-weight models in ColBERT's (PyLate)
+# and BGE-M3's layouts, exported, with PyLate's own output and BGE-M3's formulas.
 .venv-export/bin/python tools/make_colbert_fixture.py --out "$SIEVE_FIXTURES_DIR" --cache "$cache/fixtures" \
   --tokenizer models/all-MiniLM-L6-v2 &
 colbert_pid=$!
+.venv-export/bin/python tools/make_bge_m3_fixture.py --out "$SIEVE_FIXTURES_DIR" --cache "$cache/fixtures" &
+bge_m3_pid=$!
 .venv-export/bin/python tools/make_splade_fixture.py --out "$SIEVE_FIXTURES_DIR" --cache "$cache/fixtures"
 wait "$colbert_pid"
+wait "$bge_m3_pid"
 
 stage "unit tests"
 ctest --test-dir build --output-on-failure -j2

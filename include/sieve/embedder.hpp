@@ -114,7 +114,13 @@ struct ModelInfo {
   // pools (when the graph does not) by sparse_pooling.
   OutputKind output_kind = OutputKind::kDense;
   SparsePooling sparse_pooling;
-  MultiVectorInfo multi_vector;      // kMultiVector: dimension is each token vector's
+  MultiVectorInfo multi_vector;  // kMultiVector: dimension is each token vector's
+  // A dense model whose graph also gives per-token sparse weights
+  // ("sparse_weights") and ColBERT vectors ("colbert_vectors"), as BGE-M3's
+  // export does: embed_sparse() and embed_tokens() read those.
+  bool sparse_head = false;
+  bool token_head = false;
+  std::size_t token_dimension = 0;   // of the ColBERT vectors, with token_head
   bool pooled_by_model = false;      // the output is already one vector per input
   Pooling pooling = Pooling::kMean;  // meaningful when not pooled_by_model: the first of pooling_modes
   // Every mode of the model's Pooling module, in order: their vectors are

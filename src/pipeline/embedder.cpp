@@ -130,10 +130,20 @@ struct Embedder::Impl {
   std::uint32_t expansion_id = 0;
   std::vector<std::uint32_t> skiplist;  // sorted
   std::vector<const model::VectorModule*> token_modules;
+  // BGE-M3's heads: the outputs, and the special tokens its sparse weights skip.
+  std::optional<std::size_t> sparse_output;
+  std::optional<std::size_t> token_output;
+  std::vector<std::uint32_t> unused_tokens;  // sorted
 
   bool plan_vector_modules();
   void plan_sparse(const EmbedderOptions& options);
   void plan_multi_vector(const EmbedderOptions& options);
+  void plan_heads();
+  // One ORT run per length-sorted batch of `encoded`, reading `output`;
+  // `take` gets each batch row's encoding, its input index, its row and the output.
+  template <typename Take>
+  void run_batches(const std::vector<const Encoding*>& encoded, std::size_t output_index, EmbedTimings& t,
+                   Take take) const;
   [[nodiscard]] std::vector<Encoding> encode_late(std::span<const std::string_view> texts, TextRole role) const;
 
   [[nodiscard]] const Tokenizer& tokenizer_for(Direction direction) const {
@@ -340,6 +350,66 @@ void Embedder::Impl::plan_multi_vector(const EmbedderOptions& options) {
   mv.skiplist_tokens = skiplist.size();
 }
 
+// BGE-M3's extra outputs beside the token states (FlagEmbedding's heads,
+// exported by sieve-export export --task bge-m3).
+void Embedder::Impl::plan_heads() {
+  const auto& outputs = session.outputs();
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    if (!pipeline::is_float(outputs[i].type)) continue;
+    if (outputs[i].name == "sparse_weights" && outputs[i].shape.size() == 2) sparse_output = i;
+    if (outputs[i].name == "colbert_vectors" && outputs[i].shape.size() == 3) token_output = i;
+  }
+  if ((!sparse_output && !token_output) || info.pooled_by_model) return;
+  info.sparse_head = sparse_output.has_value();
+  info.token_head = token_output.has_value();
+  if (token_output) {
+    const std::int64_t width = outputs[*token_output].shape.back();
+    info.token_dimension = width > 0 ? static_cast<std::size_t>(width) : 0;
+  }
+  // FlagEmbedding leaves these out of the lexical weights.
+  for (const char* key : {"cls_token", "eos_token", "pad_token", "unk_token"}) {
+    if (const auto token = configured_token(folder.root, key)) {
+      if (const auto id = tokenizer.token_to_id(*token)) unused_tokens.push_back(*id);
+    }
+  }
+  std::sort(unused_tokens.begin(), unused_tokens.end());
+}
+
+template <typename Take>
+void Embedder::Impl::run_batches(const std::vector<const Encoding*>& encoded, std::size_t output_index, EmbedTimings& t,
+                                 Take take) const {
+  std::vector<std::size_t> lengths;
+  lengths.reserve(encoded.size());
+  for (const Encoding* e : encoded) lengths.push_back(e->size());
+  const auto plan = pipeline::plan_batches(lengths, batch_size);
+  std::vector<const Encoding*> batch;
+  pipeline::BatchTensors tensors;
+  for (const auto& [begin, end] : plan.batches) {
+    auto start = Clock::now();
+    batch.clear();
+    for (std::size_t k = begin; k < end; ++k) {
+      batch.push_back(encoded[plan.order[k]]);
+      t.tokens += encoded[plan.order[k]]->size();
+    }
+    tensors.fill(batch, slots);
+    const auto seq = static_cast<std::size_t>(tensors.shape[1]);
+    t.padded_tokens += batch.size() * seq;
+    t.prepare_seconds += seconds_since(start);
+    start = Clock::now();
+    const auto out = session.run(tensors.inputs(slots), output_index);
+    t.run_seconds += seconds_since(start);
+    start = Clock::now();
+    const auto& s = out.shape();
+    if (s.size() < 2 || s[0] != tensors.shape[0] || s[1] != tensors.shape[1]) {
+      throw Error(ErrorCode::kRuntime, "model output \"" + session.outputs()[output_index].name + "\" has shape " +
+                                           shape_text(s) + " for an input of shape " + shape_text(tensors.shape));
+    }
+    for (std::size_t row = 0; row < batch.size(); ++row) take(*batch[row], plan.order[begin + row], row, seq, out);
+    t.pool_seconds += seconds_since(start);
+    ++t.batches;
+  }
+}
+
 // PyLate's tokenization: the text cut to its length less the marker, the
 // marker put after the first token, and queries expanded to their length.
 std::vector<Encoding> Embedder::Impl::encode_late(std::span<const std::string_view> texts, TextRole role) const {
@@ -492,6 +562,7 @@ Embedder Embedder::load(const std::filesystem::path& folder_path, const Embedder
                 "false in the pooling configuration) cannot be left out of pooling");
   }
   info.prompt_length = impl->prompt_pooling_skip(info.prompt);
+  if (info.output_kind == OutputKind::kDense) impl->plan_heads();
   return Embedder(std::move(impl));
 }
 
@@ -732,15 +803,76 @@ Embeddings Embedder::embed(std::span<const std::string_view> texts, EmbedTimings
   return result;
 }
 
+namespace {
+
+// Keeps the k largest weights (ties: the smaller id), by ascending id; k 0: all.
+void keep_top_k(SparseVector& v, std::size_t k) {
+  if (k == 0 || v.ids.size() <= k) return;
+  std::vector<std::size_t> order(v.ids.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  const auto heavier = [&](std::size_t a, std::size_t b) {
+    return v.weights[a] != v.weights[b] ? v.weights[a] > v.weights[b] : v.ids[a] < v.ids[b];
+  };
+  std::nth_element(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(), heavier);
+  order.resize(k);
+  std::sort(order.begin(), order.end());  // positions ascend as the ids do
+  SparseVector kept;
+  for (const std::size_t i : order) {
+    kept.ids.push_back(v.ids[i]);
+    kept.weights.push_back(v.weights[i]);
+  }
+  v = std::move(kept);
+}
+
+}  // namespace
+
 std::vector<SparseVector> Embedder::embed_sparse(std::span<const std::string_view> texts, const SparseOptions& options,
                                                  EmbedTimings* timings) const {
   const Impl& m = *impl_;
-  if (m.info.output_kind != OutputKind::kSparse) refuse_output_kind(m.info, OutputKind::kSparse);
+  if (m.info.output_kind != OutputKind::kSparse && !m.info.sparse_head) {
+    refuse_output_kind(m.info, OutputKind::kSparse);
+  }
   EmbedTimings local;
   EmbedTimings& t = timings != nullptr ? *timings : local;
   const auto start = Clock::now();
   const std::vector<EncodedText> encoded = encode(texts);
   t.tokenize_seconds += seconds_since(start);
+  if (m.info.output_kind != OutputKind::kSparse) {
+    // BGE-M3's lexical weights: each token id's largest weight over the
+    // text's tokens, the special tokens left out (as FlagEmbedding).
+    std::vector<const Encoding*> pointers;
+    for (const EncodedText& e : encoded) pointers.push_back(&e.encoding);
+    std::vector<SparseVector> result(texts.size());
+    const float floor = std::max(options.min_weight, 0.0F);
+    std::vector<std::pair<std::uint32_t, float>> entries;
+    m.run_batches(
+        pointers, *m.sparse_output, t,
+        [&](const Encoding& e, std::size_t index, std::size_t row, std::size_t seq, const runtime::FloatOutput& out) {
+          if (out.shape().size() != 2) {
+            throw Error(ErrorCode::kRuntime, "model output \"sparse_weights\" has shape " + shape_text(out.shape()));
+          }
+          entries.clear();
+          for (std::size_t i = 0; i < e.size(); ++i) {
+            const float w = out.data()[row * seq + i];
+            if (w > floor && !std::binary_search(m.unused_tokens.begin(), m.unused_tokens.end(), e.ids[i])) {
+              entries.emplace_back(e.ids[i], w);
+            }
+          }
+          std::sort(entries.begin(), entries.end());
+          SparseVector v;
+          for (const auto& [id, w] : entries) {
+            if (!v.ids.empty() && v.ids.back() == id) {
+              v.weights.back() = std::max(v.weights.back(), w);
+            } else {
+              v.ids.push_back(id);
+              v.weights.push_back(w);
+            }
+          }
+          keep_top_k(v, options.top_k);
+          result[index] = std::move(v);
+        });
+    return result;
+  }
   std::vector<SparseVector> result(texts.size());
   for_each_batch(*this, m.batch_size, encoded, t,
                  [&](const std::vector<float>& pooled, std::span<const std::size_t> rows) {
@@ -755,72 +887,63 @@ std::vector<SparseVector> Embedder::embed_sparse(std::span<const std::string_vie
 std::vector<TokenVectors> Embedder::embed_tokens(std::span<const std::string_view> texts, TextRole role,
                                                  EmbedTimings* timings) const {
   const Impl& m = *impl_;
-  if (m.info.output_kind != OutputKind::kMultiVector) refuse_output_kind(m.info, OutputKind::kMultiVector);
+  const bool late = m.info.output_kind == OutputKind::kMultiVector;
+  if (!late && !m.info.token_head) refuse_output_kind(m.info, OutputKind::kMultiVector);
   EmbedTimings local;
   EmbedTimings& t = timings != nullptr ? *timings : local;
-  auto start = Clock::now();
-  const std::vector<Encoding> encoded = m.encode_late(texts, role);
+  const auto start = Clock::now();
+  // A ColBERT model tokenizes each side its own way; BGE-M3 as for its dense vectors.
+  std::vector<Encoding> own;
+  std::vector<EncodedText> plain;
+  std::vector<const Encoding*> encoded;
+  if (late) {
+    own = m.encode_late(texts, role);
+    for (const Encoding& e : own) encoded.push_back(&e);
+  } else {
+    plain = encode(texts);
+    for (const EncodedText& e : plain) encoded.push_back(&e.encoding);
+  }
   t.tokenize_seconds += seconds_since(start);
 
-  // Which tokens give a vector: a query's every token (expansion included,
-  // attended to or not) or its real ones; a document's real ones less the
-  // skip list.
+  // Which tokens give a vector. ColBERT: a query's every token (expansion
+  // included, attended to or not) or its real ones; a document's real ones
+  // less the skip list. BGE-M3: every real token but the first.
   const bool query = role == TextRole::kQuery;
   const bool keep_expansion = query && m.info.multi_vector.query_expansion;
   const auto keep = [&](const Encoding& e, std::size_t i) {
+    if (!late) return i > 0;
     if (keep_expansion) return true;
     if (e.attention_mask[i] == 0) return false;
     return query || !std::binary_search(m.skiplist.begin(), m.skiplist.end(), e.ids[i]);
   };
-
+  const std::size_t output = late ? m.output : *m.token_output;
+  const std::size_t expected = late ? m.graph_dimension : m.info.token_dimension;
   std::vector<TokenVectors> result(texts.size());
-  std::vector<std::size_t> lengths;
-  lengths.reserve(encoded.size());
-  for (const Encoding& e : encoded) lengths.push_back(e.size());
-  const auto plan = pipeline::plan_batches(lengths, m.batch_size);
-  std::vector<const Encoding*> batch;
-  pipeline::BatchTensors tensors;
-  for (const auto& [begin, end] : plan.batches) {
-    start = Clock::now();
-    batch.clear();
-    for (std::size_t k = begin; k < end; ++k) {
-      batch.push_back(&encoded[plan.order[k]]);
-      t.tokens += encoded[plan.order[k]].size();
-    }
-    tensors.fill(batch, m.slots);
-    const auto seq = static_cast<std::size_t>(tensors.shape[1]);
-    t.padded_tokens += batch.size() * seq;
-    t.prepare_seconds += seconds_since(start);
-    start = Clock::now();
-    const auto output = m.session.run(tensors.inputs(m.slots), m.output);
-    t.run_seconds += seconds_since(start);
-    start = Clock::now();
-    const auto& s = output.shape();
-    const std::size_t hidden = m.graph_dimension;
-    if (s.size() != 3 || s[0] != tensors.shape[0] || s[1] != tensors.shape[1] ||
-        static_cast<std::size_t>(s[2]) != hidden) {
-      throw Error(ErrorCode::kRuntime, "model output \"" + m.info.output + "\" has shape " + shape_text(s) +
-                                           " for an input of shape " + shape_text(tensors.shape));
-    }
-    for (std::size_t row = 0; row < batch.size(); ++row) {
-      const Encoding& e = *batch[row];
-      TokenVectors v;
-      std::vector<float> states;
-      for (std::size_t i = 0; i < e.size(); ++i) {
-        if (!keep(e, i)) continue;
-        const float* state = output.data() + (row * seq + i) * hidden;
-        states.insert(states.end(), state, state + hidden);
-        v.ids.push_back(e.ids[i]);
-      }
-      v.rows = v.ids.size();
-      v.data = apply_vector_modules(m.token_modules, std::move(states), v.rows, hidden);
-      v.dimension = m.info.model_dimension;
-      for (std::size_t r = 0; r < v.rows; ++r) pipeline::l2_normalize(v.data.data() + r * v.dimension, v.dimension);
-      result[plan.order[begin + row]] = std::move(v);
-    }
-    t.pool_seconds += seconds_since(start);
-    ++t.batches;
-  }
+  m.run_batches(
+      encoded, output, t,
+      [&](const Encoding& e, std::size_t index, std::size_t row, std::size_t seq, const runtime::FloatOutput& out) {
+        const auto& s = out.shape();
+        const auto width = static_cast<std::size_t>(s.size() == 3 ? s[2] : 0);
+        if (width == 0 || (expected != 0 && width != expected)) {
+          throw Error(ErrorCode::kRuntime,
+                      "model output \"" + m.session.outputs()[output].name + "\" has shape " + shape_text(s));
+        }
+        TokenVectors v;
+        std::vector<float> states;
+        for (std::size_t i = 0; i < e.size(); ++i) {
+          if (!keep(e, i)) continue;
+          const float* state = out.data() + (row * seq + i) * width;
+          states.insert(states.end(), state, state + width);
+          v.ids.push_back(e.ids[i]);
+        }
+        v.rows = v.ids.size();
+        v.dimension = late ? m.info.model_dimension : width;
+        v.data = late ? apply_vector_modules(m.token_modules, std::move(states), v.rows, width) : std::move(states);
+        for (std::size_t r = 0; r < v.rows; ++r) {
+          pipeline::l2_normalize(v.data.data() + r * v.dimension, v.dimension);
+        }
+        result[index] = std::move(v);
+      });
   return result;
 }
 
@@ -828,18 +951,12 @@ SparseVector Embedder::sparsify(std::span<const float> pooled, const SparseOptio
   SparseVector v;
   const float floor = std::max(options.min_weight, 0.0F);
   for (std::size_t j = 0; j < pooled.size(); ++j) {
-    if (pooled[j] > floor) v.ids.push_back(static_cast<std::uint32_t>(j));
+    if (pooled[j] > floor) {
+      v.ids.push_back(static_cast<std::uint32_t>(j));
+      v.weights.push_back(pooled[j]);
+    }
   }
-  if (options.top_k != 0 && v.ids.size() > options.top_k) {
-    const auto heavier = [&](std::uint32_t a, std::uint32_t b) {
-      return pooled[a] != pooled[b] ? pooled[a] > pooled[b] : a < b;
-    };
-    std::nth_element(v.ids.begin(), v.ids.begin() + static_cast<std::ptrdiff_t>(options.top_k), v.ids.end(), heavier);
-    v.ids.resize(options.top_k);
-    std::sort(v.ids.begin(), v.ids.end());
-  }
-  v.weights.reserve(v.ids.size());
-  for (const std::uint32_t id : v.ids) v.weights.push_back(pooled[id]);
+  keep_top_k(v, options.top_k);
   return v;
 }
 

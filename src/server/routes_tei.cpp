@@ -42,6 +42,22 @@ std::vector<EncodedText> encode_inputs(ServerState& state, const json& body, con
   return encoded;
 }
 
+// An embedding model's outputs that bypass the batch scheduler (BGE-M3's
+// sparse and ColBERT heads) honour "truncate" as /embed does: with it off, an
+// input longer than the model's maximum is refused.
+void refuse_long_inputs(ServerState& state, const json& body, const ServedModel& model,
+                        std::span<const std::string_view> texts) {
+  if (!model.embedding || truncation_of(state, body)) return;
+  EncodeOptions options;
+  options.truncate = false;
+  options.threads = 1;
+  try {
+    (void)model.embedding->embedder().encode(texts, options);
+  } catch (const Error& e) {
+    throw to_http_error(e, "inputs");
+  }
+}
+
 std::string embed(ServerState& state, const httplib::Request& req) {
   const json body = parse_object(req.body);
   const ServedModel& model = state.models.embedding(optional_string(body, "model"));
@@ -76,9 +92,22 @@ std::string embed_sparse(ServerState& state, const httplib::Request& req) {
     options.min_weight = it->get<float>();
   }
   const bool tokens = optional_bool(body, "return_tokens").value_or(false);
-  std::vector<EncodedText> encoded = encode_inputs(state, body, model);
-  const std::vector<SparseVector> vectors =
-      model.embedding->embed_sparse(std::move(encoded), options, state.deadline(), ServerState::client_gone(req));
+  std::vector<SparseVector> vectors;
+  if (model.is_sparse()) {
+    std::vector<EncodedText> encoded = encode_inputs(state, body, model);
+    vectors =
+        model.embedding->embed_sparse(std::move(encoded), options, state.deadline(), ServerState::client_gone(req));
+  } else {
+    // BGE-M3's lexical weights come from their own output, outside the batch scheduler.
+    const Inputs inputs = read_inputs(body, "inputs", state.options.max_inputs, false);
+    const std::vector<std::string_view> views(inputs.texts.begin(), inputs.texts.end());
+    refuse_long_inputs(state, body, model, views);
+    try {
+      vectors = model.embedding->embedder().embed_sparse(views, options);
+    } catch (const Error& e) {
+      throw to_http_error(e, "inputs");
+    }
+  }
   const Tokenizer& tokenizer = model.tokenizer();
   std::function<std::string_view(std::uint32_t)> token;
   if (tokens) token = [&](std::uint32_t id) { return tokenizer.id_to_token(id); };
@@ -100,6 +129,7 @@ std::string embed_all(ServerState& state, const httplib::Request& req) {
   const Inputs inputs = read_inputs(body, "inputs", state.options.max_inputs, false);
   const bool query = optional_bool(body, "query").value_or(false);
   const std::vector<std::string_view> views(inputs.texts.begin(), inputs.texts.end());
+  refuse_long_inputs(state, body, model, views);
   const std::vector<TokenVectors> vectors =
       model.token_vectors(views, query ? TextRole::kQuery : TextRole::kDocument, "inputs");
   std::string out = "[";

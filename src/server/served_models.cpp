@@ -18,9 +18,10 @@ const Tokenizer& ServedModel::tokenizer() const {
 
 std::vector<TokenVectors> ServedModel::token_vectors(std::span<const std::string_view> texts, TextRole role,
                                                      const std::string& field) const {
-  const Embedder* model = reranker ? reranker->reranker().late_interaction_model() : nullptr;
-  if (model == nullptr)
-    throw HttpError(400, "the model `" + name + "` is not a late-interaction (ColBERT) model", "model");
+  const Embedder* model = reranker ? reranker->reranker().late_interaction_model() : &embedding->embedder();
+  if (model == nullptr || (!reranker && !model->info().token_head)) {
+    throw HttpError(400, "the model `" + name + "` gives no token vectors", "model");
+  }
   try {
     return model->embed_tokens(texts, role);
   } catch (const Error& e) {
@@ -75,19 +76,23 @@ const ServedModel& ServedModels::find(const std::optional<std::string>& name, Ro
   const auto role_of = [](const ServedModel& m) {
     return m.is_reranker() ? Role::kReranker : m.is_sparse() ? Role::kSparse : Role::kEmbedding;
   };
+  // BGE-M3 is an embedding model that gives sparse vectors too.
+  const auto serves = [&](const ServedModel& m, Role r) {
+    return role_of(m) == r || (r == Role::kSparse && m.embedding && m.info().sparse_head);
+  };
   const auto described = [](Role r) {
     return r == Role::kReranker ? "a reranker" : r == Role::kSparse ? "a sparse embedding model" : "an embedding model";
   };
   if (!name || name->empty()) {
     for (const ServedModel& m : models_) {
-      if (role_of(m) == role) return m;
+      if (serves(m, role)) return m;
     }
     const char* what = role == Role::kReranker ? "reranking" : role == Role::kSparse ? "sparse embedding" : "embedding";
     throw HttpError(404, std::string("no ") + what + " model is served", "model", "model_not_found");
   }
   for (const ServedModel& m : models_) {
     if (m.name != *name) continue;
-    if (role_of(m) != role) {
+    if (!serves(m, role)) {
       throw HttpError(400, "the model `" + *name + "` is " + described(role_of(m)) + ", not " + described(role),
                       "model", "model_kind_mismatch");
     }
@@ -111,13 +116,13 @@ const ServedModel& ServedModels::reranker(const std::optional<std::string>& name
 const ServedModel& ServedModels::late_interaction(const std::optional<std::string>& name) const {
   if (!name || name->empty()) {
     for (const ServedModel& m : models_) {
-      if (m.is_late_interaction()) return m;
+      if (m.gives_token_vectors()) return m;
     }
     throw HttpError(404, "no late-interaction (ColBERT) model is served; token vectors come from ColBERT models",
                     "model", "model_not_found");
   }
   const ServedModel& m = any(name);
-  if (!m.is_late_interaction()) {
+  if (!m.gives_token_vectors()) {
     throw HttpError(
         400,
         "the model `" + *name + "` is not a late-interaction (ColBERT) model; token vectors come from ColBERT models",

@@ -26,6 +26,8 @@ struct ServedModel {
   [[nodiscard]] bool is_sparse() const noexcept { return kind == ModelKind::kSparseEmbedding; }
   // A ColBERT model: served as a reranker, and its token vectors by /embed_all.
   [[nodiscard]] bool is_late_interaction() const noexcept { return kind == ModelKind::kLateInteraction; }
+  // A ColBERT model, or an embedding model with a ColBERT head (BGE-M3).
+  [[nodiscard]] bool gives_token_vectors() const { return is_late_interaction() || (embedding && info().token_head); }
   // A ColBERT model's MaxSim score of each document; an input that cannot
   // be encoded is an HttpError naming "query" or `documents_field`.
   [[nodiscard]] std::vector<float> maxsim_scores(std::string_view query, std::span<const std::string_view> documents,
@@ -55,7 +57,7 @@ class ServedModels {
   [[nodiscard]] const ServedModel& embedding(const std::optional<std::string>& name) const;
   [[nodiscard]] const ServedModel& sparse(const std::optional<std::string>& name) const;
   [[nodiscard]] const ServedModel& reranker(const std::optional<std::string>& name) const;
-  // A late-interaction (ColBERT) model, named or the first served.
+  // A model that gives token vectors (ColBERT, BGE-M3), named or the first served.
   [[nodiscard]] const ServedModel& late_interaction(const std::optional<std::string>& name) const;
   // Either kind (tokenize, decode, info).
   [[nodiscard]] const ServedModel& any(const std::optional<std::string>& name) const;

@@ -1,6 +1,6 @@
 """sieve-export: make and compare ONNX model folders for Sieve.
 
-    sieve-export export MODEL --out DIR [--task auto|feature-extraction|text-classification|llm-reranker|sparse]
+    sieve-export export MODEL --out DIR [--task auto|feature-extraction|text-classification|llm-reranker|sparse|bge-m3]
                         [--opset N] [--instruction TEXT]
     sieve-export optimize DIR --out DIR [--level O1|O2|O3|O4] [--json]
     sieve-export fp16 DIR --out DIR
@@ -35,11 +35,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("model", help="a local model folder (or a Hugging Face Hub id, which needs network)")
     p.add_argument("--out", required=True, type=Path, help="output model folder")
     p.add_argument("--task", default="auto",
-                   choices=["auto", "feature-extraction", "text-classification", "llm-reranker", "sparse"],
+                   choices=["auto", "feature-extraction", "text-classification", "llm-reranker", "sparse", "bge-m3"],
                    help="feature-extraction: an embedder; text-classification: a cross-encoder or classifier "
                         "(*ForSequenceClassification); llm-reranker: a causal LM scoring yes/no under the "
                         "Qwen3-Reranker prompt (*ForCausalLM); sparse: a SPLADE sparse encoder (a "
-                        "SparseEncoder folder, or a *ForMaskedLM), output sparse_embedding [batch, vocab]; "
+                        "SparseEncoder folder, or a *ForMaskedLM), output sparse_embedding [batch, vocab]; bge-m3: "
+                        "BGE-M3's dense, sparse and ColBERT outputs from one graph (a folder with colbert_linear.pt "
+                        "and sparse_linear.pt); "
                         "auto: from the folder (a *ForMaskedLM without modules.json is an embedder)")
     p.add_argument("--instruction", default=None,
                    help="llm-reranker: the task instruction of its prompt (default: the Qwen3-Reranker card's, "

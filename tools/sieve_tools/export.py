@@ -11,8 +11,10 @@ is `logits` [batch, labels]; llm-reranker for a causal language model used as a
 reranker (the Qwen3-Reranker kind, `*ForCausalLM`; see llm_reranker.py): the
 output is `logits` [batch, 2], its "no" and "yes" logits, with llm_reranker.json
 beside it; sparse for a SPLADE sparse encoder (see sparse.py): the output is
-`sparse_embedding` [batch, vocab], the SPLADE pooling included. Batch and
-sequence axes are dynamic. `auto` picks sparse for a sentence-transformers
+`sparse_embedding` [batch, vocab], the SPLADE pooling included; bge-m3 for
+BGE-M3 (see bge_m3.py): token states, per-token sparse weights and ColBERT
+vectors from one graph. Batch and sequence axes are dynamic. `auto` picks
+bge-m3 for a folder with colbert_linear.pt and sparse_linear.pt, sparse for a sentence-transformers
 SparseEncoder folder (modules.json naming SpladePooling or another
 sparse_encoder module; a plain `*ForMaskedLM` needs --task sparse), feature
 extraction for any other sentence-transformers folder, text classification for
@@ -42,7 +44,7 @@ import numpy as np
 from .model_folder import (CROSS_ENCODER, EMBEDDER, SPARSE, ToolError, is_sparse_folder, log, read_config, read_json,
                            write_folder)
 
-TASKS = ("auto", "feature-extraction", "text-classification", "llm-reranker", "sparse")
+TASKS = ("auto", "feature-extraction", "text-classification", "llm-reranker", "sparse", "bge-m3")
 
 CHECK_TEXTS = [
     "A man is eating food.",
@@ -112,6 +114,10 @@ def resolve_task(folder: Path | None, task: str) -> str:
         return "feature-extraction"
     if is_sparse_folder(folder):
         return "sparse"
+    from .bge_m3 import is_bge_m3_folder
+
+    if is_bge_m3_folder(folder):
+        return "bge-m3"
     if (folder / "modules.json").is_file():
         return "feature-extraction"
     archs = read_config(folder).get("architectures") or []
@@ -173,6 +179,14 @@ def export(model: str, out: Path, *, task: str = "auto", opset: int | None = Non
 
         return llm_reranker.export(src, source, out, opset=opset, atol=atol, check=check, instruction=instruction,
                                    pairs=CHECK_PAIRS, report=report)
+    if resolved == "bge-m3":
+        from . import bge_m3
+
+        if not local:
+            raise ToolError(f"{model}: --task bge-m3 exports a local folder (with colbert_linear.pt and "
+                            "sparse_linear.pt)")
+        return bge_m3.export(src, source, out, opset=opset, atol=atol, check=check, texts=texts or CHECK_TEXTS,
+                             report=report)
     if resolved == "sparse":
         from . import sparse
 

@@ -87,10 +87,7 @@ std::vector<float> apply_vector_modules(const std::vector<const model::VectorMod
   for (const model::VectorModule* module : modules) {
     const std::size_t out_width = module->output_dimension(width);
     std::vector<float> next(batch * out_width);
-    for (std::size_t row = 0; row < batch; ++row) {
-      module->apply(std::span<const float>(rows).subspan(row * width, width),
-                    std::span<float>(next).subspan(row * out_width, out_width));
-    }
+    module->apply_rows(std::span<const float>(rows).subspan(0, batch * width), batch, next);
     rows = std::move(next);
     width = out_width;
   }

@@ -59,6 +59,16 @@ class VectorModule : public Module {
   [[nodiscard]] virtual std::size_t output_dimension(std::size_t in) const = 0;
   // One vector: `out` is output_dimension(in.size()) wide and does not alias `in`.
   virtual void apply(std::span<const float> in, std::span<float> out) const = 0;
+  // `rows` vectors, row-major, each in.size() / rows wide (many token vectors
+  // at once); by default apply() on each.
+  virtual void apply_rows(std::span<const float> in, std::size_t rows, std::span<float> out) const {
+    if (rows == 0) return;
+    const std::size_t in_width = in.size() / rows;
+    const std::size_t out_width = out.size() / rows;
+    for (std::size_t r = 0; r < rows; ++r) {
+      apply(in.subspan(r * in_width, in_width), out.subspan(r * out_width, out_width));
+    }
+  }
 };
 
 // PyLate's Dense, the projection of each token's state in a ColBERT model.

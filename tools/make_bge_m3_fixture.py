@@ -26,24 +26,19 @@ sources, the pinned versions) in CACHE/bge-m3-tiny/KEY and copied on later runs.
 """
 from __future__ import annotations
 
-import argparse
-import hashlib
 import json
-import os
-import shutil
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import cached_fixture  # noqa: E402
+
 NAME = "bge-m3-tiny"
 SEED = 3
 MAX_SEQ_LENGTH = 40
-SOURCES = ("tools/make_bge_m3_fixture.py", "tools/requirements-export.txt", "scripts/versions.sh",
-           "tools/pyproject.toml")
+SOURCES = ("tools/make_bge_m3_fixture.py",)
 TRAINING = [
     "BGE-M3 gives dense, sparse and multi-vector embeddings from one model.",
     "Search systems combine a dense vector with learned sparse weights.",
@@ -59,14 +54,6 @@ TEXTS = [
     "A long text that is cut: " + " ".join(f"word{i}" for i in range(60)),
     "<unk> and <s> written as text",
 ]
-
-
-def key() -> str:
-    h = hashlib.sha256(b"bge-m3-tiny 1\n")
-    for rel in (*sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tools" / "sieve_tools").glob("*.py")),
-                *SOURCES):
-        h.update(rel.encode() + b"\0" + (ROOT / rel).read_bytes())
-    return h.hexdigest()[:16]
 
 
 def tokenizer(folder: Path):
@@ -147,50 +134,19 @@ def reference(model, colbert, sparse, tok) -> dict:
     return {"texts": out, "max_seq_length": MAX_SEQ_LENGTH}
 
 
-def make(cache: Path) -> Path:
-    final = cache / key()
-    if (final / "done").is_file():
-        return final
-    cache.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=cache))
-    os.chmod(tmp, 0o755)
-    try:
-        source = tmp / "source"
-        source.mkdir()
-        ref = reference(*build(source))
-        export = subprocess.run([str(Path(sys.executable).parent / "sieve-export"), "export", str(source), "--out",
-                                 str(tmp / "model")], capture_output=True, text=True, timeout=900)
-        if export.returncode != 0:
-            sys.exit(f"make_bge_m3_fixture: sieve-export export failed ({export.returncode}):\n{export.stderr[-4000:]}")
-        (tmp / "model" / "reference.json").write_text(json.dumps(ref))
-        (tmp / "done").write_text("")
-        shutil.rmtree(final, ignore_errors=True)
-        os.rename(tmp, final)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    for old in cache.iterdir():  # earlier keys
-        if old != final and not old.name.startswith("."):
-            shutil.rmtree(old, ignore_errors=True)
-    return final
+def build_fixture(tmp: Path) -> None:
+    source = tmp / "source"
+    source.mkdir()
+    ref = reference(*build(source))
+    cached_fixture.sieve_export("make_bge_m3_fixture", "export", str(source), "--out", str(tmp / "model"))
+    (tmp / "model" / "reference.json").write_text(json.dumps(ref))
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", required=True, type=Path, help="folder that receives bge-m3-tiny/")
-    ap.add_argument("--cache", type=Path, default=None, help="cache folder (default: SIEVE_CACHE_DIR/fixtures)")
-    args = ap.parse_args(argv)
-    cache = args.cache or Path(os.environ.get("SIEVE_CACHE_DIR") or Path.home() / ".cache" / "sieve") / "fixtures"
-    made = make(cache / NAME)
-    target = args.out / NAME
-    stamp = target / ".key"
-    if stamp.is_file() and stamp.read_text() == made.name:
-        print(f"{NAME}: {target} is up to date")
-        return 0
-    shutil.rmtree(target, ignore_errors=True)
-    shutil.copytree(made / "model", target)
-    stamp.write_text(made.name)
-    print(f"{NAME}: wrote {target}")
-    return 0
+    args = cached_fixture.arguments(__doc__, NAME).parse_args(argv)
+    cache = (args.cache or cached_fixture.default_cache()) / NAME
+    made = cached_fixture.made_once(cache, cached_fixture.key("bge-m3-tiny 1", SOURCES), build_fixture)
+    return cached_fixture.publish(made, args.out, NAME)
 
 
 if __name__ == "__main__":

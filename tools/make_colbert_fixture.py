@@ -27,7 +27,6 @@ MaxSim score of every query against every document
 from __future__ import annotations
 
 import argparse
-import hashlib
 import importlib.machinery
 import json
 import os
@@ -35,17 +34,17 @@ import shutil
 import string
 import subprocess
 import sys
-import tempfile
 import types
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import cached_fixture  # noqa: E402
+
 NAME = "colbert-tiny"
 SEED = 20261204
 QUERY_LENGTH = 16
 DOCUMENT_LENGTH = 32
-SOURCES = ("tools/make_colbert_fixture.py", "tools/requirements-export.txt", "scripts/versions.sh",
-           "tools/pyproject.toml", "scripts/setup_export_env.sh")
+SOURCES = ("tools/make_colbert_fixture.py", "scripts/setup_export_env.sh")
 # PyLate and the sentence-transformers release it is made for, installed apart
 # from the export environment's own by scripts/setup_export_env.sh.
 PYLATE_SITE = "pylate-site"
@@ -79,17 +78,6 @@ def import_pylate():
     from pylate import models, scores
 
     return models, scores
-
-
-def key(tokenizer: Path) -> str:
-    h = hashlib.sha256(b"colbert-tiny 1\n")
-    for rel in (*sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tools" / "sieve_tools").glob("*.py")),
-                *SOURCES):
-        h.update(rel.encode() + b"\0" + (ROOT / rel).read_bytes())
-    for name in TOKENIZER_FILES:
-        if (tokenizer / name).is_file():
-            h.update(name.encode() + b"\0" + (tokenizer / name).read_bytes())
-    return h.hexdigest()[:16]
 
 
 def build(tokenizer: Path, work: Path) -> Path:
@@ -160,44 +148,22 @@ def reference(folder: Path) -> dict:
     return out
 
 
-def make(cache: Path, tokenizer: Path) -> Path:
-    final = cache / key(tokenizer)
-    if (final / "done").is_file():
-        return final
-    cache.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=cache))
-    os.chmod(tmp, 0o755)
-    try:
-        folder = build(tokenizer, tmp)
-        export = subprocess.run([str(Path(sys.executable).parent / "sieve-export"), "export", str(folder), "--out",
-                                 str(tmp / "model")], capture_output=True, text=True, timeout=900)
-        if export.returncode != 0:
-            sys.exit(f"make_colbert_fixture: sieve-export export failed ({export.returncode}):\n{export.stderr[-4000:]}")
-        site = Path(sys.executable).parent.parent / PYLATE_SITE
-        if not site.is_dir():
-            sys.exit(f"make_colbert_fixture: {site} is missing; run `bash scripts/setup_export_env.sh`")
-        env = dict(os.environ, PYTHONPATH=str(site))
-        ref = subprocess.run([sys.executable, __file__, "--reference", str(folder), "--out",
-                              str(tmp / "model" / "reference.json")], env=env, capture_output=True, text=True,
-                             timeout=900)
-        if ref.returncode != 0:
-            sys.exit(f"make_colbert_fixture: the PyLate reference failed ({ref.returncode}):\n{ref.stderr[-4000:]}")
-        (tmp / "done").write_text("")
-        shutil.rmtree(final, ignore_errors=True)
-        os.rename(tmp, final)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    for old in cache.iterdir():  # earlier keys
-        if old != final and not old.name.startswith("."):
-            shutil.rmtree(old, ignore_errors=True)
-    return final
+def build_fixture(tokenizer: Path, tmp: Path) -> None:
+    folder = build(tokenizer, tmp)
+    cached_fixture.sieve_export("make_colbert_fixture", "export", str(folder), "--out", str(tmp / "model"))
+    site = Path(sys.executable).parent.parent / PYLATE_SITE
+    if not site.is_dir():
+        sys.exit(f"make_colbert_fixture: {site} is missing; run `bash scripts/setup_export_env.sh`")
+    env = dict(os.environ, PYTHONPATH=str(site))
+    ref = subprocess.run([sys.executable, __file__, "--reference", str(folder), "--out",
+                          str(tmp / "model" / "reference.json")], env=env, capture_output=True, text=True, timeout=900)
+    if ref.returncode != 0:
+        sys.exit(f"make_colbert_fixture: the PyLate reference failed ({ref.returncode}):\n{ref.stderr[-4000:]}")
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", required=True, type=Path, help="folder that receives colbert-tiny/")
+    ap = cached_fixture.arguments(__doc__, NAME)
     ap.add_argument("--tokenizer", type=Path, help="folder with a BERT uncased tokenizer.json")
-    ap.add_argument("--cache", type=Path, default=None, help="cache folder (default: SIEVE_CACHE_DIR/fixtures)")
     ap.add_argument("--reference", type=Path, help=argparse.SUPPRESS)  # PyLate's output for this folder to --out
     args = ap.parse_args(argv)
     if args.reference:
@@ -205,19 +171,13 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.tokenizer is None:
         ap.error("--tokenizer is required")
-    tokenizer = args.tokenizer if args.tokenizer.is_dir() else args.tokenizer.parent
-    cache = args.cache or Path(os.environ.get("SIEVE_CACHE_DIR") or Path.home() / ".cache" / "sieve") / "fixtures"
-    made = make(cache / NAME, tokenizer.resolve())
-    target = args.out / NAME
-    stamp = target / ".key"
-    if stamp.is_file() and stamp.read_text() == made.name:
-        print(f"{NAME}: {target} is up to date")
-        return 0
-    shutil.rmtree(target, ignore_errors=True)
-    shutil.copytree(made / "model", target)
-    stamp.write_text(made.name)
-    print(f"{NAME}: wrote {target}")
-    return 0
+    tokenizer = (args.tokenizer if args.tokenizer.is_dir() else args.tokenizer.parent).resolve()
+    extra = [name.encode() + b"\0" + (tokenizer / name).read_bytes() for name in TOKENIZER_FILES
+             if (tokenizer / name).is_file()]
+    cache = (args.cache or cached_fixture.default_cache()) / NAME
+    made = cached_fixture.made_once(cache, cached_fixture.key("colbert-tiny 1", SOURCES, extra),
+                                    lambda tmp: build_fixture(tokenizer, tmp))
+    return cached_fixture.publish(made, args.out, NAME)
 
 
 if __name__ == "__main__":

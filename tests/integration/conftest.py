@@ -141,33 +141,35 @@ class SpladeTiny(NamedTuple):
 FIXTURES_DIR = Path(os.environ.get("SIEVE_FIXTURES_DIR", ROOT / "build" / "fixtures"))
 
 
-@pytest.fixture(scope="session")
-def splade_tiny() -> SpladeTiny:
-    """SPLADE-tiny-msmarco exported with --task sparse, and its sentence-transformers
-    reference: SIEVE_FIXTURES_DIR/splade-tiny, which scripts/test.sh's fixture
-    stage makes with tools/make_splade_fixture.py (made here too when missing)."""
+def exported_fixture(script: str, name: str, *args: str) -> Path:
+    """SIEVE_FIXTURES_DIR/NAME, which scripts/test.sh's fixture stage makes with
+    tools/SCRIPT (in .venv-export); made here too when missing."""
     python = ROOT / ".venv-export" / "bin" / "python"
     if not python.is_file():
         pytest.fail(".venv-export is missing: run `bash scripts/setup_export_env.sh` first")
-    done = subprocess.run([str(python), str(ROOT / "tools" / "make_splade_fixture.py"), "--out", str(FIXTURES_DIR)],
+    done = subprocess.run([str(python), str(ROOT / "tools" / script), "--out", str(FIXTURES_DIR), *args],
                           capture_output=True, text=True, timeout=1200)
     if done.returncode != 0:
-        pytest.fail(f"tools/make_splade_fixture.py failed:\n{done.stdout}{done.stderr}")
-    folder = FIXTURES_DIR / "splade-tiny"
+        pytest.fail(f"tools/{script} failed:\n{done.stdout}{done.stderr}")
+    return FIXTURES_DIR / name
+
+
+@pytest.fixture(scope="session")
+def splade_tiny() -> SpladeTiny:
+    """SPLADE-tiny-msmarco exported with --task sparse, and its sentence-transformers reference."""
+    folder = exported_fixture("make_splade_fixture.py", "splade-tiny")
     return SpladeTiny(folder, folder / "reference.json")
 
 
 @pytest.fixture(scope="session")
 def colbert_tiny() -> Path:
     """A ColBERT model in PyLate's layout with random weights, exported by
-    sieve-export, with PyLate's own token vectors and MaxSim scores in its
-    reference.json: SIEVE_FIXTURES_DIR/colbert-tiny, made by scripts/test.sh's
-    fixture stage with tools/make_colbert_fixture.py (made here too when missing)."""
-    python = ROOT / ".venv-export" / "bin" / "python"
-    if not python.is_file():
-        pytest.fail(".venv-export is missing: run `bash scripts/setup_export_env.sh` first")
-    done = subprocess.run([str(python), str(ROOT / "tools" / "make_colbert_fixture.py"), "--out", str(FIXTURES_DIR),
-                           "--tokenizer", str(MODEL)], capture_output=True, text=True, timeout=1200)
-    if done.returncode != 0:
-        pytest.fail(f"tools/make_colbert_fixture.py failed:\n{done.stdout}{done.stderr}")
-    return FIXTURES_DIR / "colbert-tiny"
+    sieve-export, with PyLate's own token vectors and MaxSim scores in its reference.json."""
+    return exported_fixture("make_colbert_fixture.py", "colbert-tiny", "--tokenizer", str(MODEL))
+
+
+@pytest.fixture(scope="session")
+def bge_m3_tiny() -> Path:
+    """A model in BGE-M3's layout with random weights, exported with --task bge-m3,
+    with its three outputs from FlagEmbedding's definitions in its reference.json."""
+    return exported_fixture("make_bge_m3_fixture.py", "bge-m3-tiny")

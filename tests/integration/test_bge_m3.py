@@ -8,28 +8,19 @@ the CLI and from the server."""
 from __future__ import annotations
 
 import json
-import subprocess
 
 import numpy as np
 import pytest
 
-from conftest import FIXTURES_DIR, ROOT, run_sieve
+from conftest import run_sieve
 from server_harness import Server, models_root
 
 TOL = 1e-5  # measured: 7e-7
 
 
 @pytest.fixture(scope="module")
-def m3():
-    python = ROOT / ".venv-export" / "bin" / "python"
-    if not python.is_file():
-        pytest.fail(".venv-export is missing: run `bash scripts/setup_export_env.sh` first")
-    done = subprocess.run([str(python), str(ROOT / "tools" / "make_bge_m3_fixture.py"), "--out", str(FIXTURES_DIR)],
-                          capture_output=True, text=True, timeout=1200)
-    if done.returncode != 0:
-        pytest.fail(f"tools/make_bge_m3_fixture.py failed:\n{done.stdout}{done.stderr}")
-    folder = FIXTURES_DIR / "bge-m3-tiny"
-    return folder, json.loads((folder / "reference.json").read_text())["texts"]
+def m3(bge_m3_tiny):
+    return bge_m3_tiny, json.loads((bge_m3_tiny / "reference.json").read_text())["texts"]
 
 
 def embed(folder, texts, *extra):

@@ -167,6 +167,9 @@ class SearchIndex {
   [[nodiscard]] const IndexModel& model() const noexcept;
   // The sparse model, in an index that stores sparse vectors.
   [[nodiscard]] const std::optional<IndexModel>& sparse_model() const noexcept;
+  // The lists a search with `options` ranks by (vector, BM25, sparse): the
+  // mode's own, or those hybrid fuses; which models it needs follows.
+  [[nodiscard]] std::vector<SearchMode> lists(const SearchOptions& options) const;
   // kInvalidArgument naming both models when `embedder` is not the index's model.
   void check_model(const Embedder& embedder) const;
   // The same for the sparse model (kInvalidArgument too when the index has none).

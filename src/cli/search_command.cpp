@@ -77,12 +77,8 @@ int run_search(const SearchArgs& args) {
       begin = comma + 1;
     }
   }
-  const auto uses = [&](SearchMode list) {
-    if (options.mode == list) return true;
-    if (options.mode != SearchMode::kHybrid) return false;
-    if (options.fuse.empty()) return list != SearchMode::kSparse || index.sparse_model().has_value();
-    return std::find(options.fuse.begin(), options.fuse.end(), list) != options.fuse.end();
-  };
+  const std::vector<SearchMode> lists = index.lists(options);
+  const auto uses = [&](SearchMode list) { return std::find(lists.begin(), lists.end(), list) != lists.end(); };
   options.rerank_candidates = args.rerank_candidates;
   options.exact = args.exact;
   options.ef_search = args.ef;

@@ -40,6 +40,8 @@ std::vector<ScoredChunk> fuse(const std::vector<const std::vector<ScoredChunk>*>
   return fused;
 }
 
+}  // namespace
+
 // The lists a search ranks by: the mode's own, or those hybrid fuses.
 std::vector<SearchMode> lists_of(const SearchOptions& options, const StorageConfig& config) {
   if (options.mode != SearchMode::kHybrid) {
@@ -74,8 +76,6 @@ std::vector<SearchMode> lists_of(const SearchOptions& options, const StorageConf
 bool uses(const std::vector<SearchMode>& lists, SearchMode mode) {
   return std::find(lists.begin(), lists.end(), mode) != lists.end();
 }
-
-}  // namespace
 
 SearchResult retrieve(const IndexStorage& storage, std::string_view query, const SearchOptions& options,
                       const RetrievalModels& models) {

@@ -188,6 +188,10 @@ const std::optional<IndexModel>& SearchIndex::sparse_model() const noexcept {
   return impl_->storage->config().sparse_model;
 }
 
+std::vector<SearchMode> SearchIndex::lists(const SearchOptions& options) const {
+  return search::lists_of(options, impl_->storage->config());
+}
+
 namespace {
 
 void require_recorded(const fs::path& folder, const IndexModel& recorded, const ModelInfo& info, const char* what) {

@@ -54,6 +54,8 @@ struct TokenVectors {
 // product with any document token, summed over the query's tokens. A
 // document without tokens scores 0; the widths must agree.
 float maxsim(const TokenVectors& query, const TokenVectors& document);
+// maxsim() of one query against each document, in the documents' order.
+std::vector<float> maxsim_each(const TokenVectors& query, std::span<const TokenVectors> documents);
 
 // How a late-interaction (ColBERT) model encodes, from its PyLate configuration.
 struct MultiVectorInfo {

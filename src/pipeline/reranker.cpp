@@ -608,11 +608,7 @@ std::vector<float> Reranker::score(std::string_view query, std::span<const std::
   if (late_) {
     const std::string_view queries[] = {query};
     const std::vector<TokenVectors> q = late_->embed_tokens(queries, TextRole::kQuery);
-    const std::vector<TokenVectors> docs = late_->embed_tokens(documents, TextRole::kDocument);
-    std::vector<float> scores;
-    scores.reserve(docs.size());
-    for (const TokenVectors& d : docs) scores.push_back(maxsim(q.front(), d));
-    return scores;
+    return maxsim_each(q.front(), late_->embed_tokens(documents, TextRole::kDocument));
   }
   const std::size_t labels = impl_->num_labels;
   const std::vector<float> logits = run_all(encode(query, documents));

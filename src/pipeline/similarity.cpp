@@ -114,4 +114,11 @@ float maxsim(const TokenVectors& query, const TokenVectors& document) {
   return static_cast<float>(total);
 }
 
+std::vector<float> maxsim_each(const TokenVectors& query, std::span<const TokenVectors> documents) {
+  std::vector<float> scores;
+  scores.reserve(documents.size());
+  for (const TokenVectors& document : documents) scores.push_back(maxsim(query, document));
+  return scores;
+}
+
 }  // namespace sieve

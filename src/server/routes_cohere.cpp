@@ -53,7 +53,9 @@ json rerank(ServerState& state, const httplib::Request& req) {
   std::size_t tokens = 0;
   std::vector<float> scores;
   if (model.is_late_interaction()) {
-    scores = model.maxsim_scores(query, views, "documents");
+    MaxSimScores late = model.maxsim_scores(query, views, "documents");
+    scores = std::move(late.scores);
+    tokens = late.tokens;
   } else {
     std::vector<Encoding> pairs;
     try {

@@ -157,7 +157,7 @@ json rerank(ServerState& state, const httplib::Request& req) {
   std::vector<float> scores;
   if (model.is_late_interaction()) {
     // MaxSim sums have no activation: raw or not, the score is the same.
-    scores = model.maxsim_scores(query, views, "texts");
+    scores = model.maxsim_scores(query, views, "texts").scores;
   } else {
     std::vector<Encoding> pairs;
     try {

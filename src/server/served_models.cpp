@@ -29,15 +29,14 @@ std::vector<TokenVectors> ServedModel::token_vectors(std::span<const std::string
   }
 }
 
-std::vector<float> ServedModel::maxsim_scores(std::string_view query, std::span<const std::string_view> documents,
-                                              const std::string& documents_field) const {
+MaxSimScores ServedModel::maxsim_scores(std::string_view query, std::span<const std::string_view> documents,
+                                        const std::string& documents_field) const {
   const std::string_view queries[] = {query};
   const std::vector<TokenVectors> q = token_vectors(queries, TextRole::kQuery, "query");
   const std::vector<TokenVectors> d = token_vectors(documents, TextRole::kDocument, documents_field);
-  std::vector<float> scores;
-  scores.reserve(d.size());
-  for (const TokenVectors& document : d) scores.push_back(maxsim(q.front(), document));
-  return scores;
+  MaxSimScores out{maxsim_each(q.front(), d), q.front().rows};
+  for (const TokenVectors& document : d) out.tokens += document.rows;
+  return out;
 }
 
 ServedModels::ServedModels(ModelRegistry& registry, const std::vector<std::string>& names,

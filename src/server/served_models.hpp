@@ -14,6 +14,13 @@ namespace sieve::server {
 
 class Metrics;
 
+// A ColBERT model's scores, and the tokens they were computed from: the
+// query's (with its expansion) and each document's scored tokens.
+struct MaxSimScores {
+  std::vector<float> scores;
+  std::size_t tokens = 0;
+};
+
 // One model the server answers for, loaded at start-up.
 struct ServedModel {
   std::string name;
@@ -30,8 +37,8 @@ struct ServedModel {
   [[nodiscard]] bool gives_token_vectors() const { return is_late_interaction() || (embedding && info().token_head); }
   // A ColBERT model's MaxSim score of each document; an input that cannot
   // be encoded is an HttpError naming "query" or `documents_field`.
-  [[nodiscard]] std::vector<float> maxsim_scores(std::string_view query, std::span<const std::string_view> documents,
-                                                 const std::string& documents_field) const;
+  [[nodiscard]] MaxSimScores maxsim_scores(std::string_view query, std::span<const std::string_view> documents,
+                                           const std::string& documents_field) const;
   // A ColBERT model's token vectors; errors name `field`.
   [[nodiscard]] std::vector<TokenVectors> token_vectors(std::span<const std::string_view> texts, TextRole role,
                                                         const std::string& field) const;

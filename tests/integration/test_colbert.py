@@ -126,6 +126,9 @@ def test_server_embed_all_and_rerank_match_pylate(colbert, server):
     best = sorted(range(len(want)), key=lambda i: -want[i])[:2]
     assert [r["index"] for r in cohere["results"]] == best
     assert all(abs(r["relevance_score"] - want[r["index"]]) <= SCORE_TOL for r in cohere["results"])
+    # Usage counts the tokens scored: the expanded query's and every document's kept ones.
+    kept = ref["query_length"] + sum(len(d["ids"]) for d in ref["documents"])
+    assert cohere["usage"]["total_tokens"] == kept, cohere["usage"]
 
 
 @pytest.mark.parametrize("path, body, status, message", [

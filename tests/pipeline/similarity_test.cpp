@@ -78,5 +78,15 @@ TEST(MaxSim, SumsEachQueryTokensBestDot) {
   EXPECT_THROW((void)maxsim(tokens(2, {1, 0}), tokens(3, {1, 0, 0})), Error);
 }
 
+TEST(MaxSim, EachDocumentInItsOrder) {
+  const TokenVectors documents[] = {tokens(2, {0, 1}), tokens(2, {}), tokens(2, {1, 0, 0.5F, 0.5F})};
+  const std::vector<float> scores = maxsim_each(tokens(2, {1, 0}), documents);
+  ASSERT_EQ(scores.size(), 3U);
+  EXPECT_NEAR(scores[0], 0.0, 1e-6);
+  EXPECT_EQ(scores[1], 0.0F);
+  EXPECT_NEAR(scores[2], 1.0, 1e-6);
+  EXPECT_TRUE(maxsim_each(tokens(2, {1, 0}), {}).empty());
+}
+
 }  // namespace
 }  // namespace sieve

@@ -23,7 +23,7 @@ as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
 # --- Debian packages -------------------------------------------------------
 packages=(
   build-essential cmake ninja-build pkg-config git unzip ca-certificates ccache
-  python3 python3-venv
+  python3 python3-venv python3-dev
   nlohmann-json3-dev libutf8proc-dev libpcre2-dev libcli11-dev libspdlog-dev libfmt-dev libcpp-httplib-dev
   libcurl4-openssl-dev libssl-dev
   libsqlite3-dev libhnswlib-dev libxml2-dev libcmark-dev
@@ -84,7 +84,10 @@ build_dir="${SIEVE_BUILD_DIR:-build}"
 # A unity build (SIEVE_UNITY_BUILD=ON, the default: several sources per
 # compiler run, so shared headers and templates are compiled once per batch)
 # through ccache where it is installed (its cache lives outside the tree).
-cmake_args=(-DCMAKE_BUILD_TYPE=Release -DSIEVE_WERROR=ON "-DCMAKE_UNITY_BUILD=${SIEVE_UNITY_BUILD:-ON}")
+# The Python package's extension module (bindings/python) is built too, for
+# .venv's Python (nanobind comes from requirements.txt).
+cmake_args=(-DCMAKE_BUILD_TYPE=Release -DSIEVE_WERROR=ON "-DCMAKE_UNITY_BUILD=${SIEVE_UNITY_BUILD:-ON}"
+  -DSIEVE_BUILD_PYTHON=ON "-DPython_EXECUTABLE=$root/.venv/bin/python")
 if command -v ccache >/dev/null; then
   cmake_args+=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi

@@ -1,0 +1,184 @@
+// The `sieve._sieve` extension module: the C++ API as Python sees it. The
+// Python package (bindings/python/sieve) re-exports it and defines the
+// exception classes; errors of the library are raised as those.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "sieve/embedder.hpp"
+#include "sieve/error.hpp"
+#include "sieve/logging.hpp"
+#include "sieve/tokenizer.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace {
+
+// The Python class an ErrorCode is raised as (sieve/errors.py).
+const char* exception_name(sieve::ErrorCode code) {
+  switch (code) {
+    case sieve::ErrorCode::kInvalidArgument: return "InvalidArgument";
+    case sieve::ErrorCode::kInvalidInput: return "InvalidInput";
+    case sieve::ErrorCode::kNotFound: return "ModelNotFound";
+    case sieve::ErrorCode::kParse: return "ParseError";
+    case sieve::ErrorCode::kUnsupported: return "Unsupported";
+    case sieve::ErrorCode::kRuntime: return "RuntimeFailure";
+    case sieve::ErrorCode::kOverloaded: return "Overloaded";
+    case sieve::ErrorCode::kTimeout: return "Timeout";
+    case sieve::ErrorCode::kCancelled: return "Cancelled";
+  }
+  return "SieveError";
+}
+
+void raise_as_python(const sieve::Error& e) {
+  nb::gil_scoped_acquire gil;
+  const nb::object errors = nb::module_::import_("sieve.errors");
+  const nb::object type = errors.attr(exception_name(e.code()));
+  const nb::object index = e.input_index() ? nb::cast(*e.input_index()) : nb::none();
+  const nb::object error = type(e.what(), "index"_a = index);
+  PyErr_SetObject(type.ptr(), error.ptr());
+}
+
+// Texts as the library takes them: a list of str (each UTF-8 by Python's
+// own encoding), kept alive by `storage` while the views are used.
+std::vector<std::string_view> views_of(const std::vector<std::string>& storage) {
+  return {storage.begin(), storage.end()};
+}
+
+// Row-major float32 data handed to NumPy without a copy: the array owns the
+// vector through a capsule.
+nb::ndarray<nb::numpy, float> to_numpy(std::vector<float>&& data, std::vector<std::size_t> shape) {
+  auto* owned = new std::vector<float>(std::move(data));
+  nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<std::vector<float>*>(p); });
+  return nb::ndarray<nb::numpy, float>(owned->data(), shape.size(), shape.data(), owner);
+}
+
+struct PyEncoding {
+  sieve::Encoding encoding;
+  std::vector<std::string> tokens;
+};
+
+std::vector<PyEncoding> encode_texts(const sieve::Tokenizer& tokenizer, const std::vector<std::string>& texts,
+                                     bool add_special_tokens) {
+  std::vector<sieve::Encoding> encodings;
+  {
+    nb::gil_scoped_release release;
+    const std::vector<std::string_view> views = views_of(texts);
+    encodings = tokenizer.encode_batch(views, add_special_tokens, 0);
+  }
+  std::vector<PyEncoding> out;
+  out.reserve(encodings.size());
+  for (std::size_t i = 0; i < encodings.size(); ++i) {
+    PyEncoding e{std::move(encodings[i]), {}};
+    e.tokens.reserve(e.encoding.size());
+    for (std::size_t t = 0; t < e.encoding.size(); ++t) {
+      e.tokens.push_back(tokenizer.token_string(e.encoding, t, texts[i]));
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+template <typename T>
+std::vector<int> as_ints(const std::vector<T>& values) {
+  return {values.begin(), values.end()};
+}
+
+}  // namespace
+
+NB_MODULE(_sieve, m) {
+  m.doc() = "Sieve's native library: text embeddings and tokenizers on ONNX Runtime.";
+  // A library keeps quiet unless asked: warnings and errors only.
+  sieve::set_log_level("warn");
+  m.def(
+      "set_log_level", [](const std::string& level) { sieve::set_log_level(level); }, "level"_a,
+      "How much the library logs to standard error: trace, debug, info, warn, error or off.");
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const sieve::Error& e) {
+      raise_as_python(e);
+    }
+  });
+
+  nb::class_<PyEncoding>(m, "Encoding", "One tokenized text, as Hugging Face tokenizers' Encoding.")
+      .def_prop_ro("ids", [](const PyEncoding& e) { return as_ints(e.encoding.ids); })
+      .def_prop_ro("type_ids", [](const PyEncoding& e) { return as_ints(e.encoding.type_ids); })
+      .def_prop_ro("attention_mask", [](const PyEncoding& e) { return as_ints(e.encoding.attention_mask); })
+      .def_prop_ro("special_tokens_mask", [](const PyEncoding& e) { return as_ints(e.encoding.special_tokens_mask); })
+      .def_prop_ro("offsets", [](const PyEncoding& e) { return e.encoding.offsets; })
+      .def_prop_ro("tokens", [](const PyEncoding& e) { return e.tokens; })
+      .def("__len__", [](const PyEncoding& e) { return e.encoding.size(); })
+      .def("__repr__",
+           [](const PyEncoding& e) { return "Encoding(num_tokens=" + std::to_string(e.encoding.size()) + ")"; });
+
+  nb::class_<sieve::Tokenizer>(m, "Tokenizer", "A tokenizer read from a Hugging Face tokenizer.json.")
+      .def_static(
+          "from_file",
+          [](const std::string& path) {
+            sieve::Tokenizer t = sieve::Tokenizer::from_file(path);
+            // Python counts characters, as Hugging Face's offsets do there.
+            t.set_offset_unit(sieve::OffsetUnit::kChar);
+            return t;
+          },
+          "path"_a, "Reads a tokenizer.json file.")
+      .def(
+          "encode",
+          [](const sieve::Tokenizer& t, const std::string& text, bool add_special_tokens) {
+            return std::move(encode_texts(t, {text}, add_special_tokens).front());
+          },
+          "text"_a, "add_special_tokens"_a = true, "Encodes one text.")
+      .def("encode_batch", &encode_texts, "texts"_a, "add_special_tokens"_a = true,
+           "Encodes many texts (on every core, the GIL released), in input order.")
+      .def("token_to_id", &sieve::Tokenizer::token_to_id, "token"_a)
+      .def(
+          "id_to_token", [](const sieve::Tokenizer& t, std::uint32_t id) { return std::string(t.id_to_token(id)); },
+          "id"_a)
+      .def("get_vocab_size", &sieve::Tokenizer::vocab_size);
+
+  nb::class_<sieve::Embedder>(m, "Embedder")
+      .def(
+          "__init__",
+          [](sieve::Embedder* self, const std::string& folder, int threads, std::optional<bool> normalize,
+             std::optional<std::size_t> max_length, std::optional<std::size_t> dimensions,
+             std::optional<std::string> prompt_name, std::size_t batch_size) {
+            sieve::EmbedderOptions options;
+            options.runtime.intra_op_threads = threads;
+            options.normalize = normalize;
+            options.max_length = max_length;
+            options.dimensions = dimensions;
+            options.prompt_name = std::move(prompt_name);
+            options.batch_size = batch_size;
+            nb::gil_scoped_release release;
+            new (self) sieve::Embedder(sieve::Embedder::load(folder, options));
+          },
+          "folder"_a, nb::kw_only(), "threads"_a = 0, "normalize"_a = nb::none(), "max_length"_a = nb::none(),
+          "dimensions"_a = nb::none(), "prompt_name"_a = nb::none(), "batch_size"_a = 32)
+      .def(
+          "_embed",
+          [](const sieve::Embedder& e, const std::vector<std::string>& texts) {
+            sieve::Embeddings out;
+            {
+              nb::gil_scoped_release release;
+              out = e.embed(views_of(texts));
+            }
+            return to_numpy(std::move(out.data), {out.rows, out.dimension});
+          },
+          "texts"_a)
+      .def_prop_ro("dimension", [](const sieve::Embedder& e) { return e.info().dimension; })
+      .def_prop_ro("max_length", [](const sieve::Embedder& e) { return e.info().max_length; })
+      .def_prop_ro("normalize", [](const sieve::Embedder& e) { return e.info().normalize; })
+      .def_prop_ro("pooling", [](const sieve::Embedder& e) { return sieve::pooling_name(e.info()); })
+      .def_prop_ro("providers", [](const sieve::Embedder& e) { return e.info().providers; });
+}

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -184,6 +185,18 @@ struct EncodeOptions {
   std::size_t threads = 0;  // tokenizing threads; 0: one per core
 };
 
+// Per-call choices of Embedder::embed(), as sentence-transformers' encode()
+// lets each call vary them; those left unset are the embedder's.
+struct EmbedOptions {
+  std::optional<std::string> prompt_name;
+  std::optional<bool> normalize;
+  std::optional<std::size_t> dimensions;  // Matryoshka truncation (then normalization, when on)
+  std::size_t batch_size = 0;             // 0: the embedder's
+  // Called after each batch with the inputs embedded so far and their total;
+  // returning false stops the call with an Error (kCancelled).
+  std::function<bool(std::size_t done, std::size_t total)> progress;
+};
+
 // One tokenized input, ready for Embedder::run_batch().
 struct EncodedText {
   Encoding encoding;
@@ -202,6 +215,8 @@ class Embedder {
 
   [[nodiscard]] Embeddings embed(std::span<const std::string_view> texts, EmbedTimings* timings = nullptr) const;
   [[nodiscard]] Embeddings embed(const std::vector<std::string>& texts, EmbedTimings* timings = nullptr) const;
+  [[nodiscard]] Embeddings embed(std::span<const std::string_view> texts, const EmbedOptions& options,
+                                 EmbedTimings* timings = nullptr) const;
   // A sparse model's vectors, one per input in input order (embed() refuses
   // a sparse model, and embed_sparse() a dense one).
   [[nodiscard]] std::vector<SparseVector> embed_sparse(std::span<const std::string_view> texts,

@@ -771,30 +771,46 @@ void for_each_batch(const Embedder& embedder, std::size_t batch_size, const std:
 }  // namespace
 
 Embeddings Embedder::embed(std::span<const std::string_view> texts, EmbedTimings* timings) const {
+  return embed(texts, EmbedOptions{}, timings);
+}
+
+Embeddings Embedder::embed(std::span<const std::string_view> texts, const EmbedOptions& options,
+                           EmbedTimings* timings) const {
   const Impl& m = *impl_;
   if (m.info.output_kind != OutputKind::kDense) refuse_output_kind(m.info, OutputKind::kDense);
+  const std::size_t keep = options.dimensions.value_or(m.dimensions.value_or(m.info.model_dimension));
+  if (keep == 0 || keep > m.info.model_dimension) {
+    throw Error(ErrorCode::kInvalidArgument, "dimensions " + std::to_string(keep) +
+                                                 " is not between 1 and the model's " +
+                                                 std::to_string(m.info.model_dimension));
+  }
+  const bool normalize = options.normalize.value_or(m.info.normalize);
   EmbedTimings local;
   EmbedTimings& t = timings != nullptr ? *timings : local;
 
   const auto start = Clock::now();
   // Every core tokenizes (the ORT runs that follow use them all anyway).
-  const std::vector<EncodedText> encoded = encode(texts);
+  EncodeOptions encoding;
+  encoding.prompt_name = options.prompt_name;
+  const std::vector<EncodedText> encoded = encode(texts, encoding);
   t.tokenize_seconds += seconds_since(start);
 
   Embeddings result;
   result.rows = texts.size();
-  result.dimension = m.info.dimension;
-  for_each_batch(*this, m.batch_size, encoded, t,
+  result.dimension = keep;
+  result.data.resize(result.rows * keep);
+  std::size_t done = 0;
+  for_each_batch(*this, options.batch_size > 0 ? options.batch_size : m.batch_size, encoded, t,
                  [&](const std::vector<float>& pooled, std::span<const std::size_t> rows) {
                    const std::size_t dim = pooled.size() / rows.size();
-                   const std::size_t keep = m.dimensions.value_or(dim);
-                   if (result.data.empty()) {
-                     result.dimension = keep;
-                     result.data.resize(result.rows * keep);
-                   }
                    for (std::size_t row = 0; row < rows.size(); ++row) {
-                     finish(std::span<const float>(pooled).subspan(row * dim, dim), keep, m.info.normalize,
+                     finish(std::span<const float>(pooled).subspan(row * dim, dim), keep, normalize,
                             result.data.data() + rows[row] * keep);
+                   }
+                   done += rows.size();
+                   if (options.progress && !options.progress(done, result.rows)) {
+                     throw Error(ErrorCode::kCancelled, "stopped after " + std::to_string(done) + " of " +
+                                                            std::to_string(result.rows) + " inputs");
                    }
                  });
   return result;

@@ -120,6 +120,55 @@ def test_options_are_read_from_the_folder_or_given(sieve):
     assert np.array_equal(vector, cli[0])
 
 
+def cli_vectors(texts: list[str], *args: str) -> np.ndarray:
+    return np.load(io.BytesIO(run_sieve("embed", "--model", str(MODEL), "--format", "npy", *args,
+                                        input=("\n".join(texts) + "\n").encode()).stdout))
+
+
+def test_per_call_options_equal_the_cli(sieve, model):
+    texts = sentences()[:40]
+    got = model.encode(texts, normalize_embeddings=False, truncate_dim=96, batch_size=5)
+    assert got.shape == (40, 96)
+    assert np.array_equal(got, cli_vectors(texts, "--no-normalize", "--dimensions", "96", "--batch-size", "5"))
+    unit = model.encode(texts, truncate_dim=64)
+    assert np.array_equal(unit, cli_vectors(texts, "--dimensions", "64"))
+    assert np.allclose(np.linalg.norm(unit, axis=1), 1, atol=1e-5)
+    rows = model.encode(texts[:3], convert_to_numpy=False)
+    assert isinstance(rows, list) and len(rows) == 3 and rows[0].shape == (384,)
+    with pytest.raises(sieve.InvalidArgument, match="dimensions"):
+        model.encode(texts, truncate_dim=385)
+    with pytest.raises(sieve.InvalidArgument, match="batch_size"):
+        model.encode(texts, batch_size=0)
+
+
+def test_progress_and_interruption_between_batches(model):
+    texts = sentences()[:50]
+    seen = []
+    got = model._embed(texts, 8, None, None, None, lambda done, total: seen.append((done, total)))
+    assert np.array_equal(got, model.encode(texts, batch_size=8))
+    assert seen[-1] == (50, 50) and len(seen) >= 7 and [d for d, _ in seen] == sorted(d for d, _ in seen)
+    # Ctrl-C: a SIGINT arriving during the call stops it at the next batch with KeyboardInterrupt.
+    import signal
+    calls = []
+
+    def interrupt(done, total):
+        calls.append(done)
+        if len(calls) == 1:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    with pytest.raises(KeyboardInterrupt):
+        model._embed(texts, 8, None, None, None, interrupt)
+    assert len(calls) <= 2
+    # An exception of the callback comes out as it is; the model goes on working.
+    def fail(done, total):
+        raise RuntimeError("stop here")
+
+    with pytest.raises(RuntimeError, match="stop here"):
+        model._embed(texts, 8, None, None, None, fail)
+    assert model.encode(texts[:2]).shape == (2, 384)
+    model.encode(texts[:20], show_progress_bar=True)  # tqdm when installed, else nothing
+
+
 @pytest.mark.parametrize("path", tier.sample(tokenizer_files(), 4, "python-tokenizers"),
                          ids=lambda p: p.parent.name)
 def test_tokenizer_matches_hugging_face(sieve, path):
@@ -162,3 +211,63 @@ def test_bad_input_raises_the_right_exception(sieve, model, tmp_path):
         sieve.Tokenizer.from_file(str(tmp_path / "junk" / "tokenizer.json"))
     # The model still works after all of that.
     assert model.encode("still here").shape == (384,)
+
+
+# ---- Reranker: the fixture cross-encoder (tools/make_cross_encoder.py) against the stored
+# CrossEncoder.predict reference (tests/integration/test_rerank.py has the details).
+
+FIXTURES = Path(os.environ.get("SIEVE_FIXTURES_DIR", ROOT / "build" / "fixtures"))
+CROSS_ENCODER = FIXTURES / "cross-encoder-minilm-l6"
+PAIRS = ROOT / "tests" / "data" / "cross-encoder-pairs.json"
+CE_REFERENCE = ROOT / "tests" / "data" / "cross-encoder-minilm-l6.ce-reference.json"
+
+
+@pytest.fixture(scope="module")
+def reranker(sieve):
+    if not (CROSS_ENCODER / "model.onnx").exists():
+        pytest.fail(f"{CROSS_ENCODER} is missing: run tools/make_cross_encoder.py (scripts/test.sh does)")
+    return sieve.Reranker(str(CROSS_ENCODER))
+
+
+def test_reranker_matches_cross_encoder(reranker):
+    import json
+    groups = json.loads(PAIRS.read_text(encoding="utf-8"))["groups"]
+    reference = json.loads(CE_REFERENCE.read_text(encoding="utf-8"))["groups"]
+    worst = 0.0
+    for group, want in zip(groups, reference):
+        query, documents, want = group["query"], group["documents"], np.array(want["default"])
+        ranked = reranker.rank(query, documents)
+        assert sorted(r["corpus_id"] for r in ranked) == list(range(len(documents)))
+        scores = np.array([r["score"] for r in sorted(ranked, key=lambda r: r["corpus_id"])])
+        assert [r["score"] for r in ranked] == sorted(scores, reverse=True)
+        predicted = reranker.predict([(query, d) for d in documents], batch_size=7)
+        assert predicted.dtype == np.float32 and predicted.shape == (len(documents),)
+        worst = max(worst, float(np.abs(scores - want).max()), float(np.abs(predicted - want).max()))
+    print(f"\nPython Reranker vs CrossEncoder: largest difference {worst:.3g}")
+    assert worst <= 1e-4
+
+
+def test_rank_equals_the_cli(reranker):
+    import json
+    group = json.loads(PAIRS.read_text(encoding="utf-8"))["groups"][0]
+    query, documents = group["query"], group["documents"]
+    cli = json.loads(run_sieve("rerank", "--model", str(CROSS_ENCODER), "--query", query, "--top-k", "3",
+                               input="".join(d + "\n" for d in documents).encode()).stdout)["results"]
+    got = reranker.rank(query, documents, top_k=3, return_documents=True)
+    assert [(r["corpus_id"], np.float32(r["score"])) for r in got] == \
+        [(r["index"], np.float32(r["score"])) for r in cli]
+    assert all(r["text"] == documents[r["corpus_id"]] for r in got)
+    one = reranker.predict((query, documents[got[0]["corpus_id"]]))
+    assert one.shape == () and abs(float(one) - got[0]["score"]) <= 1e-6
+
+
+def test_reranker_refusals(sieve, reranker):
+    with pytest.raises(TypeError, match="not 2"):
+        reranker.predict([("a", "b", "c")])
+    with pytest.raises(TypeError, match="int"):
+        reranker.rank("q", ["fine", 7])
+    with pytest.raises(sieve.InvalidArgument, match="top_k"):
+        reranker.rank("q", ["d"], top_k=0)
+    with pytest.raises(sieve.InvalidArgument, match="activation"):
+        sieve.Reranker(str(CROSS_ENCODER), activation="cube")
+    assert reranker.predict([]).shape == (0,) and reranker.rank("q", []) == []

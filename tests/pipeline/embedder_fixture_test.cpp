@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 
@@ -62,6 +63,50 @@ TEST_P(FixtureModel, ResultsDoNotDependOnBatchComposition) {
     const auto one = embedder.embed(std::vector<std::string>{texts[i]});
     for (std::size_t d = 0; d < one.dimension; ++d) EXPECT_NEAR(one.data[d], all.row(i)[d], 1e-5);
   }
+}
+
+// Per-call options give what the same options at load time give, bit for
+// bit; progress sees every input once, and stopping it cancels the call.
+TEST_P(FixtureModel, PerCallOptionsEqualLoadTimeOnes) {
+  const auto texts = read_reference(folder())["texts"].get<std::vector<std::string>>();
+  const std::vector<std::string_view> views(texts.begin(), texts.end());
+  EmbedderOptions base;
+  base.runtime.intra_op_threads = 1;
+  const auto embedder = Embedder::load(folder(), base);
+  EmbedderOptions fixed = base;
+  fixed.normalize = !embedder.info().normalize;
+  fixed.dimensions = embedder.info().model_dimension / 2;
+  fixed.batch_size = 3;
+  const auto want = Embedder::load(folder(), fixed).embed(views);
+
+  EmbedOptions call;
+  call.normalize = fixed.normalize;
+  call.dimensions = fixed.dimensions;
+  call.batch_size = 3;
+  std::vector<std::size_t> seen;
+  call.progress = [&](std::size_t done, std::size_t total) {
+    EXPECT_EQ(total, texts.size());
+    seen.push_back(done);
+    return true;
+  };
+  const auto got = embedder.embed(views, call);
+  EXPECT_EQ(got.dimension, *fixed.dimensions);
+  EXPECT_EQ(got.data, want.data);
+  ASSERT_FALSE(seen.empty());
+  EXPECT_EQ(seen.back(), texts.size());
+  EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
+
+  call.progress = [](std::size_t, std::size_t) { return false; };
+  try {
+    (void)embedder.embed(views, call);
+    ADD_FAILURE() << "a progress callback that returns false must stop the call";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kCancelled);
+  }
+  call.progress = nullptr;
+  call.dimensions = embedder.info().model_dimension + 1;
+  EXPECT_THROW((void)embedder.embed(views, call), Error);
+  EXPECT_EQ(embedder.embed(std::span<const std::string_view>{}, EmbedOptions{}).dimension, embedder.info().dimension);
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, FixtureModel,

@@ -8,7 +8,9 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <numeric>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +20,7 @@
 #include "sieve/embedder.hpp"
 #include "sieve/error.hpp"
 #include "sieve/logging.hpp"
+#include "sieve/reranker.hpp"
 #include "sieve/tokenizer.hpp"
 
 namespace nb = nanobind;
@@ -95,6 +98,34 @@ std::vector<int> as_ints(const std::vector<T>& values) {
   return {values.begin(), values.end()};
 }
 
+// One score per pair, as `sieve rerank` scores a pair: the pairs in batches
+// of similar length, each pair's logits through the model's activation.
+std::vector<float> score_pairs(const sieve::Reranker& reranker,
+                               const std::vector<std::pair<std::string, std::string>>& pairs, std::size_t batch_size) {
+  std::vector<sieve::TextPair> views;
+  views.reserve(pairs.size());
+  for (const auto& [first, second] : pairs) views.push_back({first, second});
+  const std::vector<sieve::Encoding> encodings = reranker.encode_pairs(views);
+  std::vector<std::size_t> order(encodings.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return encodings[a].size() < encodings[b].size(); });
+  const std::size_t labels = reranker.num_labels();
+  std::vector<float> scores(encodings.size());
+  std::vector<const sieve::Encoding*> batch;
+  for (std::size_t begin = 0; begin < order.size(); begin += batch_size) {
+    const std::size_t end = std::min(order.size(), begin + batch_size);
+    batch.clear();
+    for (std::size_t k = begin; k < end; ++k) batch.push_back(&encodings[order[k]]);
+    const std::vector<float> logits = reranker.run_batch(batch);
+    for (std::size_t k = begin; k < end; ++k) {
+      scores[order[k]] =
+          reranker.score_from_logits(std::span<const float>(logits).subspan((k - begin) * labels, labels));
+    }
+  }
+  return scores;
+}
+
 }  // namespace
 
 NB_MODULE(_sieve, m) {
@@ -167,18 +198,98 @@ NB_MODULE(_sieve, m) {
           "dimensions"_a = nb::none(), "prompt_name"_a = nb::none(), "batch_size"_a = 32)
       .def(
           "_embed",
-          [](const sieve::Embedder& e, const std::vector<std::string>& texts) {
+          [](const sieve::Embedder& e, const std::vector<std::string>& texts, std::size_t batch_size,
+             std::optional<bool> normalize, std::optional<std::size_t> dimensions,
+             std::optional<std::string> prompt_name, const nb::object& progress) {
+            sieve::EmbedOptions options;
+            options.batch_size = batch_size;
+            options.normalize = normalize;
+            options.dimensions = dimensions;
+            options.prompt_name = std::move(prompt_name);
+            // Between batches: Ctrl-C (a pending signal) or an exception of
+            // the progress callback stops the call and is raised as it is.
+            bool stopped = false;
+            options.progress = [&](std::size_t done, std::size_t total) {
+              nb::gil_scoped_acquire gil;
+              if (PyErr_CheckSignals() != 0) {
+                stopped = true;
+                return false;
+              }
+              if (!progress.is_none()) {
+                try {
+                  progress(done, total);
+                } catch (nb::python_error& error) {
+                  error.restore();
+                  stopped = true;
+                  return false;
+                }
+              }
+              return true;
+            };
             sieve::Embeddings out;
-            {
+            try {
               nb::gil_scoped_release release;
-              out = e.embed(views_of(texts));
+              out = e.embed(views_of(texts), options);
+            } catch (const sieve::Error&) {
+              if (stopped) throw nb::python_error();
+              throw;
             }
             return to_numpy(std::move(out.data), {out.rows, out.dimension});
           },
-          "texts"_a)
+          "texts"_a, "batch_size"_a, "normalize"_a.none(), "dimensions"_a.none(), "prompt_name"_a.none(),
+          "progress"_a.none())
       .def_prop_ro("dimension", [](const sieve::Embedder& e) { return e.info().dimension; })
       .def_prop_ro("max_length", [](const sieve::Embedder& e) { return e.info().max_length; })
       .def_prop_ro("normalize", [](const sieve::Embedder& e) { return e.info().normalize; })
       .def_prop_ro("pooling", [](const sieve::Embedder& e) { return sieve::pooling_name(e.info()); })
       .def_prop_ro("providers", [](const sieve::Embedder& e) { return e.info().providers; });
+
+  nb::class_<sieve::Reranker>(m, "Reranker")
+      .def(
+          "__init__",
+          [](sieve::Reranker* self, const std::string& folder, int threads, std::optional<std::size_t> max_length,
+             const std::string& activation, std::size_t batch_size) {
+            sieve::RerankerOptions options;
+            options.runtime.intra_op_threads = threads;
+            options.max_length = max_length;
+            options.activation = sieve::parse_score_activation(activation);
+            options.batch_size = batch_size;
+            nb::gil_scoped_release release;
+            new (self) sieve::Reranker(sieve::Reranker::load(folder, options));
+          },
+          "folder"_a, nb::kw_only(), "threads"_a = 0, "max_length"_a = nb::none(), "activation"_a = "auto",
+          "batch_size"_a = 32)
+      .def(
+          "_predict",
+          [](const sieve::Reranker& r, const std::vector<std::pair<std::string, std::string>>& pairs,
+             std::size_t batch_size) {
+            std::vector<float> scores;
+            {
+              nb::gil_scoped_release release;
+              scores = score_pairs(r, pairs, std::max<std::size_t>(1, batch_size));
+            }
+            const std::size_t n = scores.size();
+            return to_numpy(std::move(scores), {n});
+          },
+          "pairs"_a, "batch_size"_a)
+      .def(
+          "_rank",
+          [](const sieve::Reranker& r, const std::string& query, const std::vector<std::string>& documents,
+             std::size_t top_k) {
+            std::vector<sieve::RerankResult> ranked;
+            {
+              nb::gil_scoped_release release;
+              ranked = r.rerank(query, views_of(documents), top_k);
+            }
+            std::vector<std::pair<std::size_t, float>> out;
+            out.reserve(ranked.size());
+            for (const sieve::RerankResult& result : ranked) out.emplace_back(result.index, result.score);
+            return out;
+          },
+          "query"_a, "documents"_a, "top_k"_a)
+      .def_prop_ro("max_length", [](const sieve::Reranker& r) { return r.info().max_length; })
+      .def_prop_ro("num_labels", &sieve::Reranker::num_labels)
+      .def_prop_ro("labels", &sieve::Reranker::labels)
+      .def_prop_ro("activation",
+                   [](const sieve::Reranker& r) { return std::string(sieve::to_string(r.activation())); });
 }

@@ -271,3 +271,43 @@ def test_reranker_refusals(sieve, reranker):
     with pytest.raises(sieve.InvalidArgument, match="activation"):
         sieve.Reranker(str(CROSS_ENCODER), activation="cube")
     assert reranker.predict([]).shape == (0,) and reranker.rank("q", []) == []
+
+
+def resident_bytes() -> int:
+    return int(Path("/proc/self/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def test_no_growth_over_many_calls(model, reranker, sieve):
+    """Calls of every kind (10,000 in the full tier) leave resident memory and
+    Python's own heap where a warm-up left them."""
+    import tracemalloc
+    calls = tier.fast_or_full(600, 10000)
+    tokenizer = sieve.Tokenizer.from_file(str(MODEL / "tokenizer.json"))
+    texts = sentences()
+
+    def round_of(i: int) -> None:
+        text = texts[i % len(texts)][:80]
+        if i % 10 == 9:
+            reranker.predict([(text, texts[(i + 1) % len(texts)][:80])])
+        elif i % 10 == 8:
+            tokenizer.encode_batch([text])
+        elif i % 100 == 7:
+            with pytest.raises(sieve.InvalidInput):
+                model.encode(["\udcff"])
+        else:
+            model.encode(text)
+
+    for i in range(300):
+        round_of(i)
+    gc.collect()
+    tracemalloc.start()
+    before_rss, (before_py, _) = resident_bytes(), tracemalloc.get_traced_memory()
+    for i in range(calls):
+        round_of(i)
+    gc.collect()
+    after_rss, (after_py, _) = resident_bytes(), tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    print(f"\n{calls} rounds: resident {before_rss / 2**20:.1f} -> {after_rss / 2**20:.1f} MiB, "
+          f"Python heap {before_py} -> {after_py} bytes")
+    assert after_rss - before_rss < 16 * 2**20
+    assert after_py - before_py < 64 * 1024

@@ -58,14 +58,16 @@ class Embedder(_sieve.Embedder):
     def encode(self, sentences: Union[str, Sequence[str]], batch_size: int = 32,
                show_progress_bar: bool = False, convert_to_numpy: bool = True,
                normalize_embeddings: bool | None = None, prompt_name: str | None = None,
-               truncate_dim: int | None = None) -> Union[np.ndarray, list[np.ndarray]]:
+               truncate_dim: int | None = None, precision: str = "float32") -> Union[np.ndarray, list[np.ndarray]]:
         """The embeddings of `sentences` as SentenceTransformer.encode gives
         them: a [len(sentences), dimension] float32 array, or one 1-D vector
         for a single string; a list of 1-D arrays with convert_to_numpy=False.
 
         Unset, normalize_embeddings, prompt_name and truncate_dim are the
         model's (as the constructor set them); `batch_size` inputs of similar
-        length run together. show_progress_bar draws a tqdm bar when tqdm is
+        length run together. `precision` quantizes as sentence-transformers'
+        quantize_embeddings with the ranges of these vectors: "float32",
+        "int8", "uint8", "binary", "ubinary" (and "float16"). show_progress_bar draws a tqdm bar when tqdm is
         installed. Ctrl-C stops the call between batches."""
         single = isinstance(sentences, str)
         texts = [sentences] if single else _texts(sentences)
@@ -77,7 +79,7 @@ class Embedder(_sieve.Embedder):
             raise InvalidArgument("truncate_dim must be at least 1")
         bar = _progress_bar(len(texts)) if show_progress_bar else None
         try:
-            vectors = self._embed(texts, batch_size, normalize_embeddings, truncate_dim, prompt_name,
+            vectors = self._embed(texts, batch_size, normalize_embeddings, truncate_dim, prompt_name, precision,
                                   bar.advance if bar else None)
         finally:
             if bar:

@@ -20,6 +20,7 @@
 #include "sieve/embedder.hpp"
 #include "sieve/error.hpp"
 #include "sieve/logging.hpp"
+#include "sieve/quantize.hpp"
 #include "sieve/reranker.hpp"
 #include "sieve/tokenizer.hpp"
 
@@ -65,6 +66,22 @@ nb::ndarray<nb::numpy, float> to_numpy(std::vector<float>&& data, std::vector<st
   auto* owned = new std::vector<float>(std::move(data));
   nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<std::vector<float>*>(p); });
   return nb::ndarray<nb::numpy, float>(owned->data(), shape.size(), shape.data(), owner);
+}
+
+// Quantized vectors (sentence-transformers' quantize_embeddings) handed to
+// NumPy without a copy: int8 for int8 and binary, uint8 for uint8 and
+// ubinary, float16 for float16.
+nb::object quantized_to_numpy(sieve::QuantizedEmbeddings&& q) {
+  auto* owned = new std::vector<std::uint8_t>(std::move(q.data));
+  nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<std::vector<std::uint8_t>*>(p); });
+  const bool half = q.precision == sieve::Precision::kFloat16;
+  const bool is_signed = q.precision == sieve::Precision::kInt8 || q.precision == sieve::Precision::kBinary;
+  const std::size_t shape[2] = {q.rows, q.values_per_row()};
+  const nb::dlpack::dtype dtype{static_cast<std::uint8_t>(half        ? nb::dlpack::dtype_code::Float
+                                                          : is_signed ? nb::dlpack::dtype_code::Int
+                                                                      : nb::dlpack::dtype_code::UInt),
+                                static_cast<std::uint8_t>(half ? 16 : 8), 1};
+  return nb::cast(nb::ndarray<nb::numpy>(owned->data(), 2, shape, owner, nullptr, dtype));
 }
 
 struct PyEncoding {
@@ -200,7 +217,8 @@ NB_MODULE(_sieve, m) {
           "_embed",
           [](const sieve::Embedder& e, const std::vector<std::string>& texts, std::size_t batch_size,
              std::optional<bool> normalize, std::optional<std::size_t> dimensions,
-             std::optional<std::string> prompt_name, const nb::object& progress) {
+             std::optional<std::string> prompt_name, const std::string& precision, const nb::object& progress) {
+            const sieve::Precision wanted = sieve::parse_precision(precision);
             sieve::EmbedOptions options;
             options.batch_size = batch_size;
             options.normalize = normalize;
@@ -234,9 +252,17 @@ NB_MODULE(_sieve, m) {
               if (stopped) throw nb::python_error();
               throw;
             }
-            return to_numpy(std::move(out.data), {out.rows, out.dimension});
+            if (wanted != sieve::Precision::kFloat32) {
+              sieve::QuantizedEmbeddings q;
+              {
+                nb::gil_scoped_release release;
+                q = sieve::quantize(out, wanted);
+              }
+              return quantized_to_numpy(std::move(q));
+            }
+            return nb::cast(to_numpy(std::move(out.data), {out.rows, out.dimension}));
           },
-          "texts"_a, "batch_size"_a, "normalize"_a.none(), "dimensions"_a.none(), "prompt_name"_a.none(),
+          "texts"_a, "batch_size"_a, "normalize"_a.none(), "dimensions"_a.none(), "prompt_name"_a.none(), "precision"_a,
           "progress"_a.none())
       .def_prop_ro("dimension", [](const sieve::Embedder& e) { return e.info().dimension; })
       .def_prop_ro("max_length", [](const sieve::Embedder& e) { return e.info().max_length; })

@@ -178,6 +178,9 @@ struct EncodeOptions {
   // A prompt of the model folder's configuration, by name (as
   // sentence-transformers' encode(prompt_name=...)); unset: the embedder's prompt.
   std::optional<std::string> prompt_name;
+  // Text put before every input (as encode(prompt=...)); it wins over
+  // prompt_name, and "" turns the embedder's prompt off.
+  std::optional<std::string> prompt;
   // false: an input longer than max_length is an Error (kInvalidInput, with
   // the input's index) instead of being cut.
   bool truncate = true;
@@ -189,6 +192,7 @@ struct EncodeOptions {
 // lets each call vary them; those left unset are the embedder's.
 struct EmbedOptions {
   std::optional<std::string> prompt_name;
+  std::optional<std::string> prompt;  // wins over prompt_name; "" for none
   std::optional<bool> normalize;
   std::optional<std::size_t> dimensions;  // Matryoshka truncation (then normalization, when on)
   std::size_t batch_size = 0;             // 0: the embedder's

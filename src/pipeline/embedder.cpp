@@ -579,13 +579,15 @@ std::vector<EncodedText> Embedder::encode(std::span<const std::string_view> text
   const Impl& m = *impl_;
   std::string prompt = m.info.prompt;
   std::size_t prompt_tokens = m.info.prompt_length;
-  if (options.prompt_name) {
-    EmbedderOptions named;
-    named.prompt_name = options.prompt_name;
-    prompt = choose_prompt(named, m.folder);
+  if (options.prompt || options.prompt_name) {
+    EmbedderOptions chosen;
+    chosen.prompt = options.prompt;
+    chosen.prompt_name = options.prompt_name;
+    prompt = choose_prompt(chosen, m.folder);
     if (!prompt.empty() && !m.folder.pooling_include_prompt && m.info.pooled_by_model) {
       throw Error(ErrorCode::kUnsupported, "the model pools inside the ONNX graph, so prompt \"" +
-                                               *options.prompt_name + "\" cannot be left out of pooling");
+                                               (options.prompt ? *options.prompt : *options.prompt_name) +
+                                               "\" cannot be left out of pooling");
     }
     prompt_tokens = m.prompt_pooling_skip(prompt);
   }
@@ -792,6 +794,7 @@ Embeddings Embedder::embed(std::span<const std::string_view> texts, const EmbedO
   // Every core tokenizes (the ORT runs that follow use them all anyway).
   EncodeOptions encoding;
   encoding.prompt_name = options.prompt_name;
+  encoding.prompt = options.prompt;
   const std::vector<EncodedText> encoded = encode(texts, encoding);
   t.tokenize_seconds += seconds_since(start);
 

@@ -18,6 +18,12 @@
 namespace sieve {
 namespace {
 
+// How an index records a model's pooling: what the stored vectors depend on
+// besides the ONNX file.
+std::string recorded_pooling(const ModelInfo& info, bool sparse) {
+  return sparse ? pooling_name(info) : info.pooled_by_model ? "model" : to_string(info.pooling);
+}
+
 namespace fs = std::filesystem;
 
 // One writer per index folder across processes: a second `sieve index add`
@@ -109,7 +115,7 @@ IndexModel describe(const Embedder& embedder, bool sparse = false) {
   model.name = fs::path(model.path).filename().string();
   model.onnx_sha256 = search::file_sha256(info.onnx_file);
   model.dimension = info.dimension;
-  model.pooling = sparse ? pooling_name(info) : info.pooled_by_model ? "model" : to_string(info.pooling);
+  model.pooling = recorded_pooling(info, sparse);
   model.normalize = info.normalize;
   return model;
 }
@@ -194,7 +200,8 @@ std::vector<SearchMode> SearchIndex::lists(const SearchOptions& options) const {
 
 namespace {
 
-void require_recorded(const fs::path& folder, const IndexModel& recorded, const ModelInfo& info, const char* what) {
+void require_recorded(const fs::path& folder, const IndexModel& recorded, const ModelInfo& info, bool sparse) {
+  const char* what = sparse ? "the sparse model " : "";
   const std::string fingerprint =
       info.dimension == recorded.dimension ? cached_fingerprint(folder, info.onnx_file) : std::string("(not computed)");
   if (info.dimension != recorded.dimension || fingerprint != recorded.onnx_sha256) {
@@ -205,13 +212,24 @@ void require_recorded(const fs::path& folder, const IndexModel& recorded, const 
                                                  " is another model (dimension " + std::to_string(info.dimension) +
                                                  ", ONNX sha256 " + fingerprint.substr(0, 12) + ")");
   }
+  const std::string pooling = recorded_pooling(info, sparse);
+  if (pooling != recorded.pooling || info.normalize != recorded.normalize) {
+    const auto described = [](const std::string& p, bool normalized) {
+      return "pooling " + p + (normalized ? ", normalized" : ", not normalized");
+    };
+    throw Error(ErrorCode::kInvalidArgument,
+                "the index in " + folder.string() + " was built with " + what + recorded.name + " with " +
+                    described(recorded.pooling, recorded.normalize) + "; the model given has " +
+                    described(pooling, info.normalize) +
+                    ", so its vectors would not compare with the stored ones (load it with the index's options)");
+  }
 }
 
 }  // namespace
 
 void SearchIndex::check_model(const Embedder& embedder) const {
   require_dense(embedder.info());
-  require_recorded(impl_->folder, model(), embedder.info(), "");
+  require_recorded(impl_->folder, model(), embedder.info(), false);
 }
 
 void SearchIndex::check_sparse_model(const Embedder& embedder) const {
@@ -223,7 +241,7 @@ void SearchIndex::check_sparse_model(const Embedder& embedder) const {
                     " stores no sparse vectors: it was created without a sparse model, and chunks already in it "
                     "would have none (create a new index with --sparse-model)");
   }
-  require_recorded(impl_->folder, *recorded, embedder.info(), "the sparse model ");
+  require_recorded(impl_->folder, *recorded, embedder.info(), true);
 }
 
 IngestReport SearchIndex::add(const std::vector<fs::path>& paths, const Embedder& embedder,

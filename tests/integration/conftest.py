@@ -173,3 +173,27 @@ def bge_m3_tiny() -> Path:
     """A model in BGE-M3's layout with random weights, exported with --task bge-m3,
     with its three outputs from FlagEmbedding's definitions in its reference.json."""
     return exported_fixture("make_bge_m3_fixture.py", "bge-m3-tiny")
+
+
+# The Python package (bindings/python): its extension module as scripts/bootstrap.sh
+# builds it (build/bindings/python, for .venv's Python) beside the package's own
+# files, imported into the test process.
+BUILD = Path(os.environ.get("SIEVE_BUILD_DIR", ROOT / "build"))
+
+
+@pytest.fixture(scope="session")
+def sieve(tmp_path_factory):
+    modules = sorted((BUILD / "bindings" / "python").glob("_sieve*.so"))
+    if not modules:
+        pytest.fail(f"no extension module in {BUILD / 'bindings' / 'python'}: run scripts/bootstrap.sh")
+    package = tmp_path_factory.mktemp("python") / "sieve"
+    package.mkdir()
+    for source in (ROOT / "bindings" / "python" / "sieve").glob("*.py"):
+        (package / source.name).symlink_to(source)
+    (package / modules[-1].name).symlink_to(modules[-1])
+    sys.path.insert(0, str(package.parent))
+    try:
+        import sieve as module
+        yield module
+    finally:
+        sys.path.remove(str(package.parent))

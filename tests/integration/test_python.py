@@ -23,27 +23,6 @@ from conftest import MODEL, ROOT, model_type, run_sieve, tokenizer_files
 
 SENTENCES = ROOT / "tests" / "data" / "sentences.txt"
 REFERENCE_NPY = ROOT / "tests" / "data" / "all-MiniLM-L6-v2.st-reference.npy"
-BUILD = Path(os.environ.get("SIEVE_BUILD_DIR", ROOT / "build"))
-
-
-@pytest.fixture(scope="module")
-def sieve(tmp_path_factory):
-    modules = sorted((BUILD / "bindings" / "python").glob("_sieve*.so"))
-    if not modules:
-        pytest.fail(f"no extension module in {BUILD / 'bindings' / 'python'}: run scripts/bootstrap.sh")
-    package = tmp_path_factory.mktemp("python") / "sieve"
-    package.mkdir()
-    for source in (ROOT / "bindings" / "python" / "sieve").glob("*.py"):
-        (package / source.name).symlink_to(source)
-    (package / modules[-1].name).symlink_to(modules[-1])
-    sys.path.insert(0, str(package.parent))
-    try:
-        import sieve as module
-        yield module
-    finally:
-        sys.path.remove(str(package.parent))
-
-
 @pytest.fixture(scope="module")
 def model(sieve):
     return sieve.Embedder(str(MODEL))
@@ -156,7 +135,7 @@ def test_precision_equals_the_cli(model, precision):
 def test_progress_and_interruption_between_batches(model):
     texts = sentences()[:50]
     seen = []
-    got = model._embed(texts, 8, None, None, None, "float32", lambda done, total: seen.append((done, total)))
+    got = model._model._embed(texts, 8, None, None, None, None, "float32", lambda done, total: seen.append((done, total)))
     assert np.array_equal(got, model.encode(texts, batch_size=8))
     assert seen[-1] == (50, 50) and len(seen) >= 7 and [d for d, _ in seen] == sorted(d for d, _ in seen)
     # Ctrl-C: a SIGINT arriving during the call stops it at the next batch with KeyboardInterrupt.
@@ -169,14 +148,14 @@ def test_progress_and_interruption_between_batches(model):
             os.kill(os.getpid(), signal.SIGINT)
 
     with pytest.raises(KeyboardInterrupt):
-        model._embed(texts, 8, None, None, None, "float32", interrupt)
+        model._model._embed(texts, 8, None, None, None, None, "float32", interrupt)
     assert len(calls) <= 2
     # An exception of the callback comes out as it is; the model goes on working.
     def fail(done, total):
         raise RuntimeError("stop here")
 
     with pytest.raises(RuntimeError, match="stop here"):
-        model._embed(texts, 8, None, None, None, "float32", fail)
+        model._model._embed(texts, 8, None, None, None, None, "float32", fail)
     assert model.encode(texts[:2]).shape == (2, 384)
     model.encode(texts[:20], show_progress_bar=True)  # tqdm when installed, else nothing
 

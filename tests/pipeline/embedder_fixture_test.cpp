@@ -96,6 +96,14 @@ TEST_P(FixtureModel, PerCallOptionsEqualLoadTimeOnes) {
   EXPECT_EQ(seen.back(), texts.size());
   EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
 
+  // A per-call prompt, as encode(prompt=...), equals the same prompt given at load time.
+  EmbedderOptions prompted = base;
+  prompted.prompt = "query: ";
+  EmbedOptions with_prompt;
+  with_prompt.prompt = prompted.prompt;
+  EXPECT_EQ(embedder.embed(views, with_prompt).data, Embedder::load(folder(), prompted).embed(views).data);
+  EXPECT_NE(embedder.embed(views, with_prompt).data, embedder.embed(views).data);
+
   call.progress = [](std::size_t, std::size_t) { return false; };
   try {
     (void)embedder.embed(views, call);

@@ -221,6 +221,22 @@ TEST_F(SearchIndexTest, RefusesAnotherModel) {
     EXPECT_NE(std::string(e.what()).find("tiny-bert-tokens"), std::string::npos) << e.what();
   }
   EXPECT_THROW(index.check_model(other), Error);
+  // The same ONNX file pooled or normalized otherwise gives other vectors.
+  const auto folder = embedder_->info().folder;
+  EmbedderOptions cls;
+  cls.pooling = Pooling::kCls;
+  EmbedderOptions raw;
+  raw.normalize = !embedder_->info().normalize;
+  for (const auto& options : {cls, raw}) {
+    try {
+      index.check_model(Embedder::load(folder, options));
+      FAIL() << "the same model with other pooling or normalization was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+      EXPECT_NE(std::string(e.what()).find("would not compare"), std::string::npos) << e.what();
+    }
+  }
+  index.check_model(Embedder::load(folder));
 }
 
 TEST_F(SearchIndexTest, ErrorsNameWhatIsWrong) {

@@ -13,6 +13,7 @@ Vectors come back as float32 NumPy arrays that share the library's memory
 may share one model. Errors raise SieveError subclasses (sieve.errors)."""
 from __future__ import annotations
 
+import os
 from typing import Sequence, Union
 
 import numpy as np
@@ -25,7 +26,8 @@ Encoding = _sieve.Encoding
 Tokenizer = _sieve.Tokenizer
 set_log_level = _sieve.set_log_level
 
-__all__ = ["Embedder", "Reranker", "Tokenizer", "Encoding", "set_log_level", "SieveError", "InvalidArgument", "InvalidInput", "ModelNotFound",
+__all__ = ["Embedder", "Reranker", "Registry", "Index", "SparseEmbedding", "MultiVectorEmbedding", "Tokenizer",
+           "Encoding", "set_log_level", "SieveError", "InvalidArgument", "InvalidInput", "ModelNotFound",
            "ParseError", "Unsupported", "RuntimeFailure", "Overloaded", "Timeout", "Cancelled"]
 
 
@@ -44,49 +46,161 @@ def _texts(sentences: Sequence[str]) -> list[str]:
     return texts
 
 
-class Embedder(_sieve.Embedder):
-    """A sentence embedding model from a model folder (model.onnx,
-    tokenizer.json and the sentence-transformers files), as
-    sentence_transformers.SentenceTransformer.
+class SparseEmbedding:
+    """A learned sparse vector: `indices` (token ids, ascending, int64) and
+    their `values` (float32 weights), as fastembed's SparseEmbedding."""
+
+    __slots__ = ("indices", "values")
+
+    def __init__(self, indices: np.ndarray, values: np.ndarray):
+        self.indices = indices
+        self.values = values
+
+    def as_dict(self) -> dict[int, float]:
+        """{token id: weight}."""
+        return dict(zip(self.indices.tolist(), self.values.tolist()))
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+    def __repr__(self) -> str:
+        return f"SparseEmbedding(nonzero={len(self.indices)})"
+
+
+class MultiVectorEmbedding(np.ndarray):
+    """A text's token vectors, [tokens, dimension] float32 (each row
+    L2-normalized), with the token id each row came from as `token_ids`."""
+
+    token_ids: np.ndarray
+
+    @staticmethod
+    def _of(vectors: np.ndarray, ids: np.ndarray) -> "MultiVectorEmbedding":
+        out = vectors.view(MultiVectorEmbedding)
+        out.token_ids = ids
+        return out
+
+    def __array_finalize__(self, obj) -> None:
+        self.token_ids = getattr(obj, "token_ids", None)
+
+
+class Embedder:
+    """An embedding model from a model folder (model.onnx, tokenizer.json
+    and the sentence-transformers files), as
+    sentence_transformers.SentenceTransformer; also a learned sparse model
+    (SPLADE: encode_sparse) or a ColBERT model (encode_multi_vector).
 
     Options left unset come from the folder's files: `normalize` (its
-    Normalize module), `max_length` (its max_seq_length), `prompt_name`
-    (its default prompt). `dimensions` keeps the first N values of each
-    vector (Matryoshka), then normalizes when normalization is on;
-    `threads` is ONNX Runtime's intra-op threads (0: one per core)."""
+    Normalize module), `pooling` ("mean", "cls", "max", "mean_sqrt_len",
+    "lasttoken", "weightedmean"; its Pooling module), `max_length` (its
+    max_seq_length), `prompt`/`prompt_name` (its default prompt).
+    `dimensions` keeps the first N values of each vector (Matryoshka), then
+    normalizes when normalization is on; `precision` is encode's default;
+    `threads` is ONNX Runtime's intra-op threads (0: one per core);
+    `providers` are tried in order ("cuda", "cuda:device_id=1", "tensorrt",
+    ...), the CPU last, a provider ONNX Runtime lacks skipped."""
 
-    def encode(self, sentences: Union[str, Sequence[str]], batch_size: int = 32,
+    def __init__(self, folder: Union[str, "os.PathLike[str]"], *, threads: int = 0,
+                 providers: Sequence[str] = (), normalize: bool | None = None, pooling: str | None = None,
+                 max_length: int | None = None, dimensions: int | None = None, precision: str = "float32",
+                 prompt: str | None = None, prompt_name: str | None = None, batch_size: int = 32):
+        if batch_size < 1:
+            raise InvalidArgument("batch_size must be at least 1")
+        self._model = _sieve.Embedder(os.fspath(folder), threads=threads, providers=list(providers),
+                                      normalize=normalize, pooling=pooling, max_length=max_length,
+                                      dimensions=dimensions, prompt=prompt, prompt_name=prompt_name,
+                                      batch_size=batch_size)
+        self._precision = precision
+        self._batch_size = batch_size
+
+    @classmethod
+    def _wrap(cls, model: "_sieve.Embedder") -> "Embedder":
+        self = cls.__new__(cls)
+        self._model, self._precision, self._batch_size = model, "float32", 32
+        return self
+
+    dimension = property(lambda self: self._model.dimension, doc="Values per vector (vocabulary size for SPLADE).")
+    max_length = property(lambda self: self._model.max_length, doc="Tokens per input; longer inputs are cut.")
+    normalize = property(lambda self: self._model.normalize, doc="Whether vectors are L2-normalized.")
+    pooling = property(lambda self: self._model.pooling, doc='How token states become one vector ("mean", ...).')
+    providers = property(lambda self: self._model.providers, doc="Execution providers the model runs on.")
+    output = property(lambda self: self._model.output, doc='"dense", "sparse" (SPLADE) or "multi-vector" (ColBERT).')
+    prompts = property(lambda self: dict(self._model.prompts), doc="The folder's prompts by name.")
+    prompt = property(lambda self: self._model.prompt, doc="The prompt put before every input.")
+    tokenizer = property(lambda self: self._model.tokenizer, doc="The model's tokenizer (a sieve.Tokenizer).")
+
+    def get_sentence_embedding_dimension(self) -> int:
+        return self._model.dimension
+
+    def __repr__(self) -> str:
+        return (f"Embedder({str(self._model.folder)!r}, output={self.output!r}, dimension={self.dimension}, "
+                f"pooling={self.pooling!r}, normalize={self.normalize})")
+
+    def encode(self, sentences: Union[str, Sequence[str]], batch_size: int | None = None,
                show_progress_bar: bool = False, convert_to_numpy: bool = True,
-               normalize_embeddings: bool | None = None, prompt_name: str | None = None,
-               truncate_dim: int | None = None, precision: str = "float32") -> Union[np.ndarray, list[np.ndarray]]:
+               normalize_embeddings: bool | None = None, prompt_name: str | None = None, prompt: str | None = None,
+               truncate_dim: int | None = None, precision: str | None = None) -> Union[np.ndarray, list[np.ndarray]]:
         """The embeddings of `sentences` as SentenceTransformer.encode gives
         them: a [len(sentences), dimension] float32 array, or one 1-D vector
         for a single string; a list of 1-D arrays with convert_to_numpy=False.
 
-        Unset, normalize_embeddings, prompt_name and truncate_dim are the
-        model's (as the constructor set them); `batch_size` inputs of similar
-        length run together. `precision` quantizes as sentence-transformers'
-        quantize_embeddings with the ranges of these vectors: "float32",
-        "int8", "uint8", "binary", "ubinary" (and "float16"). show_progress_bar draws a tqdm bar when tqdm is
+        Unset, normalize_embeddings, prompt_name, prompt and truncate_dim
+        are the model's (as the constructor set them); `prompt` wins over
+        `prompt_name` ("" for none). `batch_size` inputs of similar length
+        run together (default: the constructor's, 32). `precision` quantizes
+        as sentence-transformers' quantize_embeddings with the ranges of
+        these vectors: "float32", "int8", "uint8", "binary", "ubinary" (and
+        "float16"). show_progress_bar draws a tqdm bar when tqdm is
         installed. Ctrl-C stops the call between batches."""
         single = isinstance(sentences, str)
-        texts = [sentences] if single else _texts(sentences)
-        if single:
-            _texts(texts)
+        texts = _texts([sentences] if single else sentences)
+        batch_size = self._batch_size if batch_size is None else batch_size
         if batch_size < 1:
             raise InvalidArgument("batch_size must be at least 1")
         if truncate_dim is not None and truncate_dim < 1:
             raise InvalidArgument("truncate_dim must be at least 1")
         bar = _progress_bar(len(texts)) if show_progress_bar else None
         try:
-            vectors = self._embed(texts, batch_size, normalize_embeddings, truncate_dim, prompt_name, precision,
-                                  bar.advance if bar else None)
+            vectors = self._model._embed(texts, batch_size, normalize_embeddings, truncate_dim, prompt_name, prompt,
+                                         precision or self._precision, bar.advance if bar else None)
         finally:
             if bar:
                 bar.close()
         if single:
             return vectors[0]
         return vectors if convert_to_numpy else list(vectors)
+
+    def encode_sparse(self, sentences: Union[str, Sequence[str]], top_k: int | None = None,
+                      min_weight: float = 0.0) -> Union[SparseEmbedding, list[SparseEmbedding]]:
+        """A learned sparse model's (SPLADE, or BGE-M3's lexical weights)
+        vectors, as sentence-transformers' SparseEncoder.encode computes
+        them: one SparseEmbedding per text (one for a single string), its
+        non-zero weights by ascending token id; `top_k` keeps the largest
+        weights, `min_weight` drops those at or below it."""
+        single = isinstance(sentences, str)
+        texts = _texts([sentences] if single else sentences)
+        if top_k is not None and top_k < 1:
+            raise InvalidArgument("top_k must be at least 1")
+        out = [SparseEmbedding(ids, weights) for ids, weights in self._model._embed_sparse(texts, top_k or 0,
+                                                                                         float(min_weight))]
+        return out[0] if single else out
+
+    def decode_sparse(self, embedding: SparseEmbedding, top_k: int | None = None) -> list[tuple[str, float]]:
+        """The tokens of a sparse vector with their weights, heaviest first,
+        as SparseEncoder.decode."""
+        order = np.argsort(-embedding.values, kind="stable")[: top_k or None]
+        tokenizer = self._model.tokenizer
+        return [(tokenizer.id_to_token(int(embedding.indices[i])), float(embedding.values[i])) for i in order]
+
+    def encode_multi_vector(self, sentences: Union[str, Sequence[str]], is_query: bool = False
+                            ) -> Union[MultiVectorEmbedding, list[MultiVectorEmbedding]]:
+        """A ColBERT model's (or BGE-M3's) token vectors, as PyLate's
+        ColBERT.encode: one [tokens, dimension] float32 array per text,
+        encoded as queries (marker, expansion to the query length) or as
+        documents (marker, punctuation left out)."""
+        single = isinstance(sentences, str)
+        texts = _texts([sentences] if single else sentences)
+        out = [MultiVectorEmbedding._of(v, ids) for v, ids in self._model._embed_tokens(texts, is_query)]
+        return out[0] if single else out
 
 
 class _progress_bar:
@@ -111,14 +225,32 @@ class _progress_bar:
             self._bar.close()
 
 
-class Reranker(_sieve.Reranker):
+class Reranker:
     """A cross-encoder (or another reranker Sieve loads: an LLM reranker, a
     ColBERT model) from a model folder, as sentence_transformers.CrossEncoder.
 
     `activation` is how logits become scores: "auto" (the folder's
     sentence-transformers activation, else sigmoid for one label and softmax
     for several), "sigmoid", "softmax" or "none"; `max_length` cuts pairs
-    (default: the model's); `threads` is ONNX Runtime's intra-op threads."""
+    (default: the model's); `threads` is ONNX Runtime's intra-op threads;
+    `providers` as Embedder's."""
+
+    def __init__(self, folder: Union[str, "os.PathLike[str]"], *, threads: int = 0, providers: Sequence[str] = (),
+                 max_length: int | None = None, activation: str = "auto", batch_size: int = 32):
+        self._model = _sieve.Reranker(os.fspath(folder), threads=threads, providers=list(providers),
+                                      max_length=max_length, activation=activation, batch_size=batch_size)
+
+    @classmethod
+    def _wrap(cls, model: "_sieve.Reranker") -> "Reranker":
+        self = cls.__new__(cls)
+        self._model = model
+        return self
+
+    max_length = property(lambda self: self._model.max_length, doc="Tokens per pair; longer pairs are cut.")
+    num_labels = property(lambda self: self._model.num_labels, doc="Logits per pair.")
+    labels = property(lambda self: self._model.labels, doc="The labels' names, from the model's config.json.")
+    activation = property(lambda self: self._model.activation, doc="How logits become scores.")
+    providers = property(lambda self: self._model.providers, doc="Execution providers the model runs on.")
 
     def predict(self, sentences: Sequence[Sequence[str]], batch_size: int = 32) -> np.ndarray:
         """One float32 score per (query, document) pair, as CrossEncoder.predict;
@@ -129,7 +261,9 @@ class Reranker(_sieve.Reranker):
             if len(pair) != 2:
                 raise TypeError(f"pair {i} has {len(pair)} texts, not 2")
             _texts(pair)
-        scores = self._predict(pairs, batch_size)
+        if batch_size < 1:
+            raise InvalidArgument("batch_size must be at least 1")
+        scores = self._model._predict(pairs, batch_size)
         return scores[0] if single else scores
 
     def rank(self, query: str, documents: Sequence[str], top_k: int | None = None,
@@ -143,7 +277,122 @@ class Reranker(_sieve.Reranker):
         texts = _texts(documents)
         if top_k is not None and top_k < 1:
             raise InvalidArgument("top_k must be at least 1")
-        ranked = self._rank(query, texts, top_k or 0)
+        ranked = self._model._rank(query, texts, top_k or 0)
         if return_documents:
             return [{"corpus_id": i, "score": s, "text": texts[i]} for i, s in ranked]
         return [{"corpus_id": i, "score": s} for i, s in ranked]
+
+
+class Registry:
+    """Many models in one process, addressed by name: a name is a folder
+    under `root` ("minilm", "org/model"). A model is loaded on first use,
+    once however many threads ask for it, and shared by every caller; with a
+    `memory_budget` (bytes, estimated from the models' files) the least
+    recently used models nobody holds are let go. `threads` and `providers`
+    apply to every model; `shared_thread_pool` runs them all on one pool of
+    threads."""
+
+    def __init__(self, root: Union[str, "os.PathLike[str]"], *, memory_budget: int = 0, threads: int = 0,
+                 providers: Sequence[str] = (), shared_thread_pool: bool = False):
+        self._registry = _sieve.Registry(os.fspath(root), memory_budget=memory_budget, threads=threads,
+                                         providers=list(providers), shared_thread_pool=shared_thread_pool)
+
+    def embedder(self, name: str) -> Embedder:
+        """The embedding model `name` (loaded if needed)."""
+        return Embedder._wrap(self._registry._embedder(name))
+
+    def reranker(self, name: str) -> Reranker:
+        """The reranker `name` (a cross-encoder, an LLM reranker or a ColBERT model; loaded if needed)."""
+        return Reranker._wrap(self._registry._reranker(name))
+
+    def list(self) -> list[dict]:
+        """Every model folder under the root: name, kind, dimension,
+        max_length, providers, loaded, estimated_bytes (and error, for a
+        folder that could not be described). Nothing is loaded."""
+        return self._registry.list()
+
+    def describe(self, name: str) -> dict:
+        """One model as list() describes it."""
+        return self._registry.describe(name)
+
+    def load(self, name: str) -> None:
+        """Loads a model now rather than on first use."""
+        self._registry.load(name)
+
+    def unload(self, name: str) -> bool:
+        """Lets go of a model (False when it was not loaded); objects still holding it keep working."""
+        return self._registry.unload(name)
+
+    root = property(lambda self: self._registry.root, doc="The models' folder.")
+    resident_bytes = property(lambda self: self._registry.resident_bytes,
+                              doc="The loaded models' estimated memory, in bytes.")
+
+
+class Index:
+    """A local search index in `folder` (SQLite: documents, chunks,
+    vectors, BM25 and, with a sparse model, posting lists; a nearest-neighbour
+    graph beyond 20,000 chunks): the same index `sieve index` and `sieve
+    search` use.
+
+    Index(folder, model) creates the index for an Embedder (and a SPLADE
+    `sparse_model`) or opens it, checking that it was built with those
+    models; Index(folder) opens an existing one and loads the models it
+    was built with from the folders it recorded. `reranker`, when given,
+    rescores the best candidates of every search."""
+
+    def __init__(self, folder: Union[str, "os.PathLike[str]"], model: Embedder | None = None, *,
+                 sparse_model: Embedder | None = None, reranker: Reranker | None = None,
+                 chunk_tokens: int = 256, overlap_tokens: int = 32):
+        if model is None and sparse_model is not None:
+            raise InvalidArgument("a sparse model needs the index's dense model too")
+        self._index = _sieve.Index(os.fspath(folder), model._model if model else None,
+                                   sparse_model._model if sparse_model else None, chunk_tokens, overlap_tokens)
+        if model is None:
+            stats = self._index._stats()
+            model = Embedder(stats["model"]["path"])
+            if stats.get("sparse_model"):
+                sparse_model = Embedder(stats["sparse_model"]["path"])
+        self.model, self.sparse_model, self.reranker = model, sparse_model, reranker
+
+    def add(self, paths: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike[str]"]]]) -> dict:
+        """Reads files and folders (recursively: .txt, .md, .html, .jsonl)
+        into the index; a file already read is skipped unless it changed.
+        Returns the report: files_seen, documents_added, chunks_added, ...,
+        skipped and errors (files that could not be read)."""
+        if isinstance(paths, (str, os.PathLike)):
+            paths = [paths]
+        return self._index._add([os.fspath(p) for p in paths], self.model._model,
+                                self.sparse_model._model if self.sparse_model else None)
+
+    def remove(self, sources_or_ids: Union[str, Sequence[str]]) -> int:
+        """Removes the documents of these files (or these document ids); returns how many."""
+        if isinstance(sources_or_ids, str):
+            sources_or_ids = [sources_or_ids]
+        return self._index._remove(list(sources_or_ids))
+
+    def search(self, query: str, k: int = 10, mode: str = "hybrid", filters: dict[str, str] | None = None,
+               rerank_candidates: int = 50, exact: bool = False) -> list[dict]:
+        """The k best chunks for `query`, best first, as dicts: score,
+        vector_score, bm25_score, sparse_score, rerank_score, document_id,
+        source, title, chunk_index, text, matches (byte spans of query
+        words in text), metadata. `mode`: "vector", "bm25", "sparse" or
+        "hybrid" (reciprocal rank fusion of the index's lists); `filters`
+        are metadata key=value pairs that must all hold."""
+        if not isinstance(query, str):
+            raise TypeError(f"query is {type(query).__name__}, not str")
+        _texts([query])
+        if k < 1:
+            raise InvalidArgument("k must be at least 1")
+        result = self._index._search(query, k, mode, list((filters or {}).items()), self.model._model,
+                                     self.reranker._model if self.reranker else None,
+                                     self.sparse_model._model if self.sparse_model else None, rerank_candidates,
+                                     exact)
+        return result["hits"]
+
+    def stats(self) -> dict:
+        """What the index holds: model, sparse_model, documents, chunks, sizes on disk, ..."""
+        return self._index._stats()
+
+    def check(self) -> dict:
+        """A consistency check of the index: problems (empty when sound) and notes."""
+        return self._index._check()

@@ -3,13 +3,18 @@
 // exception classes; errors of the library are raised as those.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/filesystem.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
+#include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <mutex>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -21,7 +26,9 @@
 #include "sieve/error.hpp"
 #include "sieve/logging.hpp"
 #include "sieve/quantize.hpp"
+#include "sieve/registry.hpp"
 #include "sieve/reranker.hpp"
+#include "sieve/search.hpp"
 #include "sieve/tokenizer.hpp"
 
 namespace nb = nanobind;
@@ -143,6 +150,55 @@ std::vector<float> score_pairs(const sieve::Reranker& reranker,
   return scores;
 }
 
+// A copy of `values` as a 1-D NumPy array (token ids, sparse indices).
+template <typename T>
+nb::ndarray<nb::numpy, T> vector_to_numpy(std::vector<T>&& values) {
+  auto* owned = new std::vector<T>(std::move(values));
+  nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
+  const std::size_t shape[1] = {owned->size()};
+  return nb::ndarray<nb::numpy, T>(owned->data(), 1, shape, owner);
+}
+
+sieve::RuntimeOptions runtime_options(int threads, const std::vector<std::string>& providers) {
+  sieve::RuntimeOptions runtime;
+  runtime.intra_op_threads = threads;
+  for (const std::string& provider : providers) runtime.providers.push_back(sieve::parse_provider_spec(provider));
+  return runtime;
+}
+
+const char* output_name(sieve::OutputKind kind) {
+  switch (kind) {
+    case sieve::OutputKind::kDense: return "dense";
+    case sieve::OutputKind::kSparse: return "sparse";
+    case sieve::OutputKind::kMultiVector: return "multi-vector";
+  }
+  return "dense";
+}
+
+nb::dict registry_entry(const sieve::RegistryEntry& e) {
+  nb::dict d;
+  d["name"] = e.name;
+  d["kind"] = std::string(sieve::to_string(e.kind));
+  d["dimension"] = e.dimension;
+  d["max_length"] = e.max_length;
+  d["providers"] = e.providers;
+  d["loaded"] = e.loaded;
+  d["estimated_bytes"] = e.estimated_bytes;
+  if (!e.error.empty()) d["error"] = e.error;
+  return d;
+}
+
+// A search index with the models it embeds with. Calls on one index take
+// turns (the index's own snapshot isolation is between processes).
+struct PyIndex {
+  sieve::SearchIndex index;
+  std::mutex mutex;
+};
+
+nb::object json_loads(const std::string& text) {
+  return nb::module_::import_("json").attr("loads")(text);
+}
+
 }  // namespace
 
 NB_MODULE(_sieve, m) {
@@ -198,32 +254,38 @@ NB_MODULE(_sieve, m) {
   nb::class_<sieve::Embedder>(m, "Embedder")
       .def(
           "__init__",
-          [](sieve::Embedder* self, const std::string& folder, int threads, std::optional<bool> normalize,
-             std::optional<std::size_t> max_length, std::optional<std::size_t> dimensions,
+          [](sieve::Embedder* self, const std::string& folder, int threads, const std::vector<std::string>& providers,
+             std::optional<bool> normalize, std::optional<std::string> pooling, std::optional<std::size_t> max_length,
+             std::optional<std::size_t> dimensions, std::optional<std::string> prompt,
              std::optional<std::string> prompt_name, std::size_t batch_size) {
             sieve::EmbedderOptions options;
-            options.runtime.intra_op_threads = threads;
+            options.runtime = runtime_options(threads, providers);
             options.normalize = normalize;
+            if (pooling) options.pooling = sieve::parse_pooling(*pooling);
             options.max_length = max_length;
             options.dimensions = dimensions;
+            options.prompt = std::move(prompt);
             options.prompt_name = std::move(prompt_name);
             options.batch_size = batch_size;
             nb::gil_scoped_release release;
             new (self) sieve::Embedder(sieve::Embedder::load(folder, options));
           },
-          "folder"_a, nb::kw_only(), "threads"_a = 0, "normalize"_a = nb::none(), "max_length"_a = nb::none(),
-          "dimensions"_a = nb::none(), "prompt_name"_a = nb::none(), "batch_size"_a = 32)
+          "folder"_a, nb::kw_only(), "threads"_a = 0, "providers"_a = std::vector<std::string>{},
+          "normalize"_a = nb::none(), "pooling"_a = nb::none(), "max_length"_a = nb::none(),
+          "dimensions"_a = nb::none(), "prompt"_a = nb::none(), "prompt_name"_a = nb::none(), "batch_size"_a = 32)
       .def(
           "_embed",
           [](const sieve::Embedder& e, const std::vector<std::string>& texts, std::size_t batch_size,
              std::optional<bool> normalize, std::optional<std::size_t> dimensions,
-             std::optional<std::string> prompt_name, const std::string& precision, const nb::object& progress) {
+             std::optional<std::string> prompt_name, std::optional<std::string> prompt, const std::string& precision,
+             const nb::object& progress) {
             const sieve::Precision wanted = sieve::parse_precision(precision);
             sieve::EmbedOptions options;
             options.batch_size = batch_size;
             options.normalize = normalize;
             options.dimensions = dimensions;
             options.prompt_name = std::move(prompt_name);
+            options.prompt = std::move(prompt);
             // Between batches: Ctrl-C (a pending signal) or an exception of
             // the progress callback stops the call and is raised as it is.
             bool stopped = false;
@@ -262,8 +324,48 @@ NB_MODULE(_sieve, m) {
             }
             return nb::cast(to_numpy(std::move(out.data), {out.rows, out.dimension}));
           },
-          "texts"_a, "batch_size"_a, "normalize"_a.none(), "dimensions"_a.none(), "prompt_name"_a.none(), "precision"_a,
-          "progress"_a.none())
+          "texts"_a, "batch_size"_a, "normalize"_a.none(), "dimensions"_a.none(), "prompt_name"_a.none(),
+          "prompt"_a.none(), "precision"_a, "progress"_a.none())
+      .def(
+          "_embed_sparse",
+          [](const sieve::Embedder& e, const std::vector<std::string>& texts, std::size_t top_k, float min_weight) {
+            std::vector<sieve::SparseVector> vectors;
+            {
+              nb::gil_scoped_release release;
+              vectors = e.embed_sparse(views_of(texts), sieve::SparseOptions{top_k, min_weight});
+            }
+            nb::list out;
+            for (sieve::SparseVector& v : vectors) {
+              std::vector<std::int64_t> ids(v.ids.begin(), v.ids.end());
+              out.append(nb::make_tuple(vector_to_numpy(std::move(ids)), vector_to_numpy(std::move(v.weights))));
+            }
+            return out;
+          },
+          "texts"_a, "top_k"_a, "min_weight"_a)
+      .def(
+          "_embed_tokens",
+          [](const sieve::Embedder& e, const std::vector<std::string>& texts, bool is_query) {
+            std::vector<sieve::TokenVectors> vectors;
+            {
+              nb::gil_scoped_release release;
+              vectors =
+                  e.embed_tokens(views_of(texts), is_query ? sieve::TextRole::kQuery : sieve::TextRole::kDocument);
+            }
+            nb::list out;
+            for (sieve::TokenVectors& v : vectors) {
+              out.append(nb::make_tuple(to_numpy(std::move(v.data), {v.rows, v.dimension}),
+                                        vector_to_numpy(std::move(v.ids))));
+            }
+            return out;
+          },
+          "texts"_a, "is_query"_a)
+      .def_prop_ro("output", [](const sieve::Embedder& e) { return std::string(output_name(e.info().output_kind)); })
+      .def_prop_ro("has_sparse_head", [](const sieve::Embedder& e) { return e.info().sparse_head; })
+      .def_prop_ro("has_token_head", [](const sieve::Embedder& e) { return e.info().token_head; })
+      .def_prop_ro("prompts", [](const sieve::Embedder& e) { return e.info().prompts; })
+      .def_prop_ro("prompt", [](const sieve::Embedder& e) { return e.info().prompt; })
+      .def_prop_ro("folder", [](const sieve::Embedder& e) { return e.info().folder; })
+      .def_prop_ro("tokenizer", &sieve::Embedder::tokenizer, nb::rv_policy::reference_internal)
       .def_prop_ro("dimension", [](const sieve::Embedder& e) { return e.info().dimension; })
       .def_prop_ro("max_length", [](const sieve::Embedder& e) { return e.info().max_length; })
       .def_prop_ro("normalize", [](const sieve::Embedder& e) { return e.info().normalize; })
@@ -273,18 +375,18 @@ NB_MODULE(_sieve, m) {
   nb::class_<sieve::Reranker>(m, "Reranker")
       .def(
           "__init__",
-          [](sieve::Reranker* self, const std::string& folder, int threads, std::optional<std::size_t> max_length,
-             const std::string& activation, std::size_t batch_size) {
+          [](sieve::Reranker* self, const std::string& folder, int threads, const std::vector<std::string>& providers,
+             std::optional<std::size_t> max_length, const std::string& activation, std::size_t batch_size) {
             sieve::RerankerOptions options;
-            options.runtime.intra_op_threads = threads;
+            options.runtime = runtime_options(threads, providers);
             options.max_length = max_length;
             options.activation = sieve::parse_score_activation(activation);
             options.batch_size = batch_size;
             nb::gil_scoped_release release;
             new (self) sieve::Reranker(sieve::Reranker::load(folder, options));
           },
-          "folder"_a, nb::kw_only(), "threads"_a = 0, "max_length"_a = nb::none(), "activation"_a = "auto",
-          "batch_size"_a = 32)
+          "folder"_a, nb::kw_only(), "threads"_a = 0, "providers"_a = std::vector<std::string>{},
+          "max_length"_a = nb::none(), "activation"_a = "auto", "batch_size"_a = 32)
       .def(
           "_predict",
           [](const sieve::Reranker& r, const std::vector<std::pair<std::string, std::string>>& pairs,
@@ -316,6 +418,147 @@ NB_MODULE(_sieve, m) {
       .def_prop_ro("max_length", [](const sieve::Reranker& r) { return r.info().max_length; })
       .def_prop_ro("num_labels", &sieve::Reranker::num_labels)
       .def_prop_ro("labels", &sieve::Reranker::labels)
-      .def_prop_ro("activation",
-                   [](const sieve::Reranker& r) { return std::string(sieve::to_string(r.activation())); });
+      .def_prop_ro("activation", [](const sieve::Reranker& r) { return std::string(sieve::to_string(r.activation())); })
+      .def_prop_ro("providers", [](const sieve::Reranker& r) { return r.info().providers; });
+
+  nb::class_<sieve::ModelRegistry>(m, "Registry")
+      .def(
+          "__init__",
+          [](sieve::ModelRegistry* self, const std::filesystem::path& root, std::size_t memory_budget, int threads,
+             const std::vector<std::string>& providers, bool shared_thread_pool) {
+            sieve::RegistryOptions options;
+            options.memory_budget = memory_budget;
+            options.embedder.runtime = runtime_options(threads, providers);
+            options.reranker.runtime = options.embedder.runtime;
+            options.shared_thread_pool = shared_thread_pool;
+            new (self) sieve::ModelRegistry(root, options);
+          },
+          "root"_a, nb::kw_only(), "memory_budget"_a = 0, "threads"_a = 0, "providers"_a = std::vector<std::string>{},
+          "shared_thread_pool"_a = false)
+      .def(
+          "_embedder",
+          [](sieve::ModelRegistry& r, const std::string& name) {
+            nb::gil_scoped_release release;
+            return std::const_pointer_cast<sieve::Embedder>(r.embedder(name));
+          },
+          "name"_a)
+      .def(
+          "_reranker",
+          [](sieve::ModelRegistry& r, const std::string& name) {
+            nb::gil_scoped_release release;
+            return std::const_pointer_cast<sieve::Reranker>(r.reranker(name));
+          },
+          "name"_a)
+      .def(
+          "load",
+          [](sieve::ModelRegistry& r, const std::string& name) {
+            nb::gil_scoped_release release;
+            r.load(name);
+          },
+          "name"_a, "Loads a model (of any kind) now rather than on first use.")
+      .def(
+          "unload", [](sieve::ModelRegistry& r, const std::string& name) { return r.unload(name); }, "name"_a,
+          "Lets go of a model; False when it was not loaded. Objects still holding it keep working.")
+      .def(
+          "list",
+          [](const sieve::ModelRegistry& r) {
+            nb::list out;
+            for (const sieve::RegistryEntry& e : r.list()) out.append(registry_entry(e));
+            return out;
+          },
+          "Every model folder under the root, by name, as dicts (nothing is loaded).")
+      .def(
+          "describe",
+          [](const sieve::ModelRegistry& r, const std::string& name) { return registry_entry(r.describe(name)); },
+          "name"_a, "One model, described without loading it.")
+      .def_prop_ro("root", &sieve::ModelRegistry::root)
+      .def_prop_ro("resident_bytes", &sieve::ModelRegistry::resident_bytes);
+
+  nb::class_<PyIndex>(m, "Index")
+      .def(
+          "__init__",
+          [](PyIndex* self, const std::filesystem::path& folder, const sieve::Embedder* model,
+             const sieve::Embedder* sparse_model, std::size_t chunk_tokens, std::size_t overlap_tokens) {
+            nb::gil_scoped_release release;
+            if (model == nullptr) {
+              new (self) PyIndex{sieve::SearchIndex::open(folder), {}};
+              return;
+            }
+            sieve::IndexCreateOptions options;
+            options.chunking.chunk_tokens = chunk_tokens;
+            options.chunking.overlap_tokens = overlap_tokens;
+            new (self) PyIndex{sieve::SearchIndex::create(folder, *model, options, sparse_model), {}};
+          },
+          "folder"_a, "model"_a.none(), "sparse_model"_a.none(), "chunk_tokens"_a, "overlap_tokens"_a)
+      .def(
+          "_add",
+          [](PyIndex& self, const std::vector<std::filesystem::path>& paths, const sieve::Embedder& model,
+             const sieve::Embedder* sparse_model) {
+            std::string report;
+            {
+              nb::gil_scoped_release release;
+              const std::lock_guard lock(self.mutex);
+              report = sieve::ingest_report_json(self.index.add(paths, model, {}, sparse_model));
+            }
+            return json_loads(report);
+          },
+          "paths"_a, "model"_a, "sparse_model"_a.none())
+      .def(
+          "_remove",
+          [](PyIndex& self, const std::vector<std::string>& ids) {
+            nb::gil_scoped_release release;
+            const std::lock_guard lock(self.mutex);
+            return self.index.remove(ids);
+          },
+          "ids"_a)
+      .def(
+          "_search",
+          [](PyIndex& self, const std::string& query, std::size_t k, const std::string& mode,
+             const std::vector<std::pair<std::string, std::string>>& filters, const sieve::Embedder* model,
+             const sieve::Reranker* reranker, const sieve::Embedder* sparse_model, std::size_t rerank_candidates,
+             bool exact) {
+            sieve::SearchOptions options;
+            options.k = k;
+            options.mode = sieve::parse_search_mode(mode);
+            options.filters = filters;
+            options.rerank_candidates = std::max(rerank_candidates, k);
+            options.exact = exact;
+            std::string result;
+            {
+              nb::gil_scoped_release release;
+              const std::lock_guard lock(self.mutex);
+              result = sieve::search_result_json(self.index.search(query, options, model, reranker, sparse_model),
+                                                 query, options.mode);
+            }
+            return json_loads(result);
+          },
+          "query"_a, "k"_a, "mode"_a, "filters"_a, "model"_a.none(), "reranker"_a.none(), "sparse_model"_a.none(),
+          "rerank_candidates"_a, "exact"_a)
+      .def("_lists",
+           [](const PyIndex& self, const std::string& mode) {
+             sieve::SearchOptions options;
+             options.mode = sieve::parse_search_mode(mode);
+             std::vector<std::string> names;
+             for (const sieve::SearchMode list : self.index.lists(options)) names.emplace_back(sieve::to_string(list));
+             return names;
+           })
+      .def("_stats",
+           [](PyIndex& self) {
+             std::string stats;
+             {
+               nb::gil_scoped_release release;
+               const std::lock_guard lock(self.mutex);
+               stats = sieve::index_stats_json(self.index.stats());
+             }
+             return json_loads(stats);
+           })
+      .def("_check", [](PyIndex& self) {
+        std::string report;
+        {
+          nb::gil_scoped_release release;
+          const std::lock_guard lock(self.mutex);
+          report = sieve::check_report_json(self.index.check());
+        }
+        return json_loads(report);
+      });
 }

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # A minimal Debian 12 root file system (debootstrap --variant=minbase), the
 # "other machine with no installation" that tests/integration/test_bundle.py
-# runs a `sieve bundle` folder in. Idempotent; needs root and apt's mirror.
+# runs a `sieve bundle` folder in, with Python 3 alone (no pip, no NumPy) for
+# tests/integration/test_python_wheel.py to run the Python package's wheel in.
+# Idempotent; needs root and apt's mirror.
 #   bash scripts/make_debian_root.sh DIR
 set -euo pipefail
 dir="${1:?usage: make_debian_root.sh DIR}"
-if [[ -f "$dir/.sieve-debian-root" ]]; then exit 0; fi
+if [[ -f "$dir/.sieve-debian-root" && -x "$dir/usr/bin/python3" ]]; then exit 0; fi
 as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
 
 # The mirror apt already uses (deb822 sources, else sources.list).
@@ -22,7 +24,7 @@ if [[ -z "$mirror" ]]; then
 fi
 mkdir -p "$(dirname "$dir")"
 rm -rf "$dir.partial"
-as_root debootstrap --variant=minbase bookworm "$dir.partial" "$mirror" >"$dir.log" 2>&1 || {
+as_root debootstrap --variant=minbase --include=python3 bookworm "$dir.partial" "$mirror" >"$dir.log" 2>&1 || {
   tail -20 "$dir.log" >&2
   exit 1
 }

@@ -222,6 +222,10 @@ done
 export SIEVE_DEBIAN_ROOT="$root/build/debian12-root"
 
 stage "fixtures"
+# The Python package's wheel (tests/integration/test_python_wheel.py), built
+# beside the fixtures, which are mostly Python on one core.
+bash scripts/build_wheel.sh "$root/build/wheelhouse" >"$setup_logs/wheel.log" 2>&1 &
+wheel_pid=$!
 # Fixture models with deterministic random weights and their Python references.
 export SIEVE_FIXTURES_DIR="$root/build/fixtures"
 .venv/bin/python tools/make_fixtures.py --out "$SIEVE_FIXTURES_DIR" \
@@ -247,6 +251,12 @@ bge_m3_pid=$!
 .venv-export/bin/python tools/make_splade_fixture.py --out "$SIEVE_FIXTURES_DIR" --cache "$cache/fixtures"
 wait "$colbert_pid"
 wait "$bge_m3_pid"
+if ! wait "$wheel_pid"; then
+  echo "test.sh: building the Python package's wheel failed:" >&2
+  cat "$setup_logs/wheel.log" >&2
+  exit 1
+fi
+export SIEVE_WHEELHOUSE="$root/build/wheelhouse"
 
 stage "unit tests"
 ctest --test-dir build --output-on-failure -j2

@@ -62,11 +62,11 @@ budgets='
   packages                     |  240 |  240
   formatting                   |   10 |   10
   set-up                       |  480 |  480
-  fixtures                     |  210 |  720
+  fixtures                     |  300 |  720
   unit tests                   |   60 |   60
-  integration and parity tests | 1000 | 2400
+  integration and parity tests | 1100 | 2400
   Zig and Go bindings          |  800 | 1500
-  sanitizer and fuzzer builds  | 1200 | 2400
+  sanitizer and fuzzer builds  | 1300 | 2400
   unit tests, sanitized        |  150 |  150
   integration tests, sanitized |  180 |  180
   fuzzing                      |   60 |  180

@@ -109,6 +109,9 @@ def test_registry_loads_each_kind_once(sieve, model, splade_tiny, tmp_path):
     assert listed["splade"]["kind"] == "sparse embedding" and listed["reranker"]["kind"] == "reranker"
     embedder = registry.embedder("minilm")
     assert np.array_equal(embedder.encode(TEXTS), model.encode(TEXTS))
+    assert np.array_equal(embedder.encode(TEXTS, batch_size=1), model.encode(TEXTS))
+    with pytest.raises(sieve.InvalidArgument, match="batch_size"):
+        embedder.encode(TEXTS, batch_size=0)
     assert registry.describe("minilm")["loaded"] and registry.resident_bytes > 0
     reranker = registry.reranker("reranker")
     assert reranker.rank("cats", TEXTS) == sieve.Reranker(CROSS_ENCODER).rank("cats", TEXTS)
@@ -151,8 +154,11 @@ def test_index_equals_the_cli(sieve, model, splade_tiny, tmp_path):
     filtered = index.search("stands in", filters={"lang": "it"})
     assert [h["document_id"] for h in filtered] == ["rome"] and filtered[0]["metadata"] == {"lang": "it"}
     # Opened again, the index loads the models it recorded; a reranker rescores.
-    reopened = sieve.Index(folder, reranker=sieve.Reranker(CROSS_ENCODER))
-    assert reopened.sparse_model.output == "sparse"
+    reopened = sieve.Index(folder, reranker=sieve.Reranker(CROSS_ENCODER), threads=1,
+                           providers=["cuda:device_id=0"])
+    assert reopened.sparse_model.output == "sparse" and reopened.model.providers == ["cpu"]
+    with pytest.raises(sieve.SieveError, match="warp-drive"):
+        sieve.Index(folder, providers=["warp-drive"])
     reranked = reopened.search("a pet that purrs", k=2)
     assert all(h["rerank_score"] is not None for h in reranked)
     assert [h["document_id"] for h in reranked] == \

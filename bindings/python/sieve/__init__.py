@@ -115,7 +115,8 @@ class Embedder:
     @classmethod
     def _wrap(cls, model: "_sieve.Embedder") -> "Embedder":
         self = cls.__new__(cls)
-        self._model, self._precision, self._batch_size = model, "float32", 32
+        # 0 lets the native model use the batch size it was loaded with.
+        self._model, self._precision, self._batch_size = model, "float32", 0
         return self
 
     dimension = property(lambda self: self._model.dimension, doc="Values per vector (vocabulary size for SPLADE).")
@@ -153,8 +154,9 @@ class Embedder:
         installed. Ctrl-C stops the call between batches."""
         single = isinstance(sentences, str)
         texts = _texts([sentences] if single else sentences)
-        batch_size = self._batch_size if batch_size is None else batch_size
-        if batch_size < 1:
+        if batch_size is None:
+            batch_size = self._batch_size
+        elif batch_size < 1:
             raise InvalidArgument("batch_size must be at least 1")
         if truncate_dim is not None and truncate_dim < 1:
             raise InvalidArgument("truncate_dim must be at least 1")
@@ -337,21 +339,23 @@ class Index:
     Index(folder, model) creates the index for an Embedder (and a SPLADE
     `sparse_model`) or opens it, checking that it was built with those
     models; Index(folder) opens an existing one and loads the models it
-    was built with from the folders it recorded. `reranker`, when given,
-    rescores the best candidates of every search."""
+    was built with from the folders it recorded, with `threads` and
+    `providers` as Embedder takes them. `reranker`, when given, rescores the
+    best candidates of every search."""
 
     def __init__(self, folder: Union[str, "os.PathLike[str]"], model: Embedder | None = None, *,
                  sparse_model: Embedder | None = None, reranker: Reranker | None = None,
-                 chunk_tokens: int = 256, overlap_tokens: int = 32):
+                 chunk_tokens: int = 256, overlap_tokens: int = 32, threads: int = 0,
+                 providers: Sequence[str] = ()):
         if model is None and sparse_model is not None:
             raise InvalidArgument("a sparse model needs the index's dense model too")
         self._index = _sieve.Index(os.fspath(folder), model._model if model else None,
                                    sparse_model._model if sparse_model else None, chunk_tokens, overlap_tokens)
         if model is None:
             stats = self._index._stats()
-            model = Embedder(stats["model"]["path"])
+            model = Embedder(stats["model"]["path"], threads=threads, providers=providers)
             if stats.get("sparse_model"):
-                sparse_model = Embedder(stats["sparse_model"]["path"])
+                sparse_model = Embedder(stats["sparse_model"]["path"], threads=threads, providers=providers)
         self.model, self.sparse_model, self.reranker = model, sparse_model, reranker
 
     def add(self, paths: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike[str]"]]]) -> dict:

@@ -32,6 +32,8 @@ packages=(
   maven default-jdk-headless
   valgrind
   debootstrap
+  # Load balancers in front of server replicas (deploy/, tests/integration/test_balancer.py)
+  haproxy nginx
 )
 # Go fetches the ONNX Runtime C API header as a Go module; any Go will do.
 command -v go >/dev/null || packages+=(golang-go)

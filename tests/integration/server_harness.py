@@ -30,11 +30,12 @@ def models_root(tmp: Path, folders: dict[str, Path]) -> Path:
 
 
 class Server:
-    def __init__(self, root: Path, *args: str, env: dict[str, str] | None = None, log: Path | None = None):
+    def __init__(self, root: Path, *args: str, env: dict[str, str] | None = None, log: Path | None = None,
+                 port: int = 0):
         self.log_path = log or root.parent / f"server-{time.monotonic_ns()}.log"
         self.log = open(self.log_path, "wb")
         self.process = subprocess.Popen(
-            [str(sieve_bin()), "serve", "--models", str(root), "--port", "0", *args],
+            [str(sieve_bin()), "serve", "--models", str(root), "--port", str(port), *args],
             stdout=self.log, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})})
         deadline = time.monotonic() + 120
         self.port = None

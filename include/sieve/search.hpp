@@ -201,6 +201,10 @@ class SearchIndex {
 // The model folder's ONNX file's SHA-256, as an index records it.
 std::string model_fingerprint(const Embedder& embedder);
 
+// An index location as messages and logs may show it: a folder as it is, a
+// PostgreSQL URI with its password hidden.
+std::string shown_index_location(std::string_view location);
+
 }  // namespace sieve
 
 namespace sieve {

@@ -34,6 +34,8 @@ struct ModelOptions {
 void add_model_options(CLI::App& command, ModelOptions& options);
 // The same without --model: threads, providers, optimization.
 void add_runtime_options(CLI::App& command, ModelOptions& options);
+// --index/-i/--store: an index folder or a PostgreSQL store.
+CLI::Option* add_index_location(CLI::App& command, std::string& location, const std::string& folder_help);
 RuntimeOptions to_runtime_options(const ModelOptions& options);
 // The texts given as arguments, each taken as typed: "[MASK]" stays one text
 // with its brackets (CLI11 would read it as a list).

@@ -124,6 +124,25 @@ int run_add(const IndexArgs& args) {
   return report.errors.empty() ? 0 : 1;
 }
 
+int run_create(const IndexArgs& args) {
+  const Embedder embedder = load_embedder(args.model, args.model.model);
+  std::optional<Embedder> sparse;
+  if (!args.sparse_model.empty()) sparse.emplace(load_embedder(args.model, args.sparse_model));
+  IndexCreateOptions options;
+  options.chunking = {args.chunk_tokens, args.overlap_tokens};
+  options.exact_threshold = args.exact_threshold;
+  // An index that exists already is opened and checked against the model.
+  const SearchIndex index = SearchIndex::create(args.index, embedder, options, sparse ? &*sparse : nullptr);
+  const IndexStats stats = index.stats();
+  if (args.json) {
+    write_stdout(index_stats_json(stats) + "\n");
+  } else {
+    std::fprintf(stderr, "sieve: index %s ready for %s (dimension %zu), %zu documents\n", stats.folder.c_str(),
+                 stats.model.name.c_str(), stats.model.dimension, stats.documents);
+  }
+  return 0;
+}
+
 int run_remove(const IndexArgs& args) {
   SearchIndex index = SearchIndex::open(args.index);
   const std::size_t removed = index.remove(args.paths);
@@ -181,6 +200,24 @@ int run_check(const IndexArgs& args) {
   return report.ok() ? 0 : 1;
 }
 
+// The options that shape a new index (add's and create's).
+void add_create_options(CLI::App& command, IndexArgs& args) {
+  command.add_option("--model,-m", args.model.model, "Embedding model folder (default: the index's)");
+  command.add_option("--sparse-model", args.sparse_model,
+                     "A sparse (SPLADE) model folder: a new index stores each chunk's sparse vector too, for sieve "
+                     "search --mode sparse and hybrid (default: the index's)");
+  add_runtime_options(command, args.model);
+  command.add_option("--chunk-tokens", args.chunk_tokens, "Tokens per chunk, for a new index (default 256)")
+      ->check(CLI::PositiveNumber);
+  command
+      .add_option("--overlap", args.overlap_tokens, "Tokens shared by consecutive chunks, for a new index (default 32)")
+      ->check(CLI::NonNegativeNumber);
+  command
+      .add_option("--exact-threshold", args.exact_threshold,
+                  "Below this many chunks search is exact and no graph is used, for a new index (default 20000)")
+      ->check(CLI::NonNegativeNumber);
+}
+
 }  // namespace
 
 Action add_index_command(CLI::App& app) {
@@ -192,41 +229,37 @@ Action add_index_command(CLI::App& app) {
       "add",
       "Index files and folders (.txt, .md, .html, .jsonl): chunk, embed and store; changed files are replaced, "
       "unchanged ones skipped");
-  add->add_option("--index,-i", args->index, "Index folder (created with --model if new)")->required();
-  add->add_option("--model,-m", args->model.model, "Embedding model folder (default: the index's)");
-  add->add_option("--sparse-model", args->sparse_model,
-                  "A sparse (SPLADE) model folder: a new index stores each chunk's sparse vector too, for sieve search "
-                  "--mode sparse and hybrid (default: the index's)");
-  add_runtime_options(*add, args->model);
+  add_index_location(*add, args->index, "Index folder (created with --model if new)");
+  add_create_options(*add, *args);
   add->add_option("paths", args->paths, "Files and folders to index")->required();
-  add->add_option("--chunk-tokens", args->chunk_tokens, "Tokens per chunk, for a new index (default 256)")
-      ->check(CLI::PositiveNumber);
-  add->add_option("--overlap", args->overlap_tokens,
-                  "Tokens shared by consecutive chunks, for a new index (default 32)")
-      ->check(CLI::NonNegativeNumber);
-  add->add_option("--exact-threshold", args->exact_threshold,
-                  "Below this many chunks search is exact and no graph is built, for a new index (default 20000)")
-      ->check(CLI::NonNegativeNumber);
   add->add_option("--batch-chunks", args->batch_chunks, "Chunks embedded and committed together (default 256)")
       ->check(CLI::PositiveNumber);
   add->add_flag("--quiet,-q", args->quiet, "No progress bar and no summary");
   add->add_flag("--json", args->json, "Print the summary as JSON on standard output");
 
+  auto* create =
+      index->add_subcommand("create", "Create an empty index for a model (sieve index add also creates one)");
+  add_index_location(*create, args->index, "Index folder");
+  add_create_options(*create, *args);
+  create->get_option("--model")->required();
+  create->add_flag("--json", args->json, "Print the new index's stats as JSON");
+
   auto* rm = index->add_subcommand("rm", "Remove files (by path) or documents (by id) from the index");
-  rm->add_option("--index,-i", args->index, "Index folder")->required();
+  add_index_location(*rm, args->index, "Index folder");
   rm->add_option("names", args->paths, "Files or document ids")->required();
   rm->add_flag("--quiet,-q", args->quiet, "No summary");
   rm->add_flag("--json", args->json, "Print the summary as JSON");
 
   auto* stats = index->add_subcommand("stats", "Show an index's model, size and counts");
-  stats->add_option("--index,-i", args->index, "Index folder")->required();
+  add_index_location(*stats, args->index, "Index folder");
   stats->add_flag("--json", args->json, "JSON output");
 
   auto* check = index->add_subcommand("check", "Check an index's consistency; exit status 1 when it is damaged");
-  check->add_option("--index,-i", args->index, "Index folder")->required();
+  add_index_location(*check, args->index, "Index folder");
   check->add_flag("--json", args->json, "JSON output");
 
-  return [args, add, rm, stats, check] {
+  return [args, create, add, rm, stats, check] {
+    if (create->parsed()) return run_create(*args);
     if (add->parsed()) return run_add(*args);
     if (rm->parsed()) return run_remove(*args);
     if (stats->parsed()) return run_stats(*args);

@@ -21,6 +21,15 @@ void add_runtime_options(CLI::App& command, ModelOptions& options) {
       ->check(CLI::IsMember({"disabled", "basic", "extended", "all"}));
 }
 
+CLI::Option* add_index_location(CLI::App& command, std::string& location, const std::string& folder_help) {
+  return command
+      .add_option("--index,-i,--store", location,
+                  folder_help +
+                      ", or a PostgreSQL store with pgvector: postgresql://[user@]host[:port]/database[?index=NAME] "
+                      "(the password from PGPASSWORD or ~/.pgpass), or env:VAR or file:PATH holding such a URI")
+      ->required();
+}
+
 RuntimeOptions to_runtime_options(const ModelOptions& options) {
   RuntimeOptions runtime;
   runtime.intra_op_threads = options.threads;

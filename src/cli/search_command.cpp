@@ -171,7 +171,7 @@ int run_search(const SearchArgs& args) {
 Action add_search_command(CLI::App& app) {
   auto args = std::make_shared<SearchArgs>();
   auto* cmd = app.add_subcommand("search", "Search an index built by sieve index add");
-  cmd->add_option("--index,-i", args->index, "Index folder")->required();
+  add_index_location(*cmd, args->index, "Index folder");
   auto* query = cmd->add_option("query", args->query, "The query");
   cmd->add_option("--queries", args->queries, "Search each line of this file ('-': standard input); JSON lines out")
       ->excludes(query);

@@ -1,5 +1,3 @@
-#include <fcntl.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include <sys/stat.h>
@@ -25,27 +23,6 @@ std::string recorded_pooling(const ModelInfo& info, bool sparse) {
 }
 
 namespace fs = std::filesystem;
-
-// One writer per index folder across processes: a second `sieve index add`
-// is refused at once instead of waiting on SQLite's lock for a long add.
-class WriteLock {
- public:
-  explicit WriteLock(const fs::path& folder) {
-    const fs::path file = folder / "write.lock";
-    fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd_ < 0) throw Error(ErrorCode::kRuntime, "cannot open " + file.string() + ": " + std::strerror(errno));
-    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-      ::close(fd_);
-      throw Error(ErrorCode::kOverloaded, "another process is writing to the index in " + folder.string());
-    }
-  }
-  WriteLock(const WriteLock&) = delete;
-  WriteLock& operator=(const WriteLock&) = delete;
-  ~WriteLock() { ::close(fd_); }
-
- private:
-  int fd_ = -1;
-};
 
 // Hashing a 90 MB model costs a quarter of a second per search command:
 // the hash is kept beside the index, valid while the file's identity
@@ -120,6 +97,39 @@ IndexModel describe(const Embedder& embedder, bool sparse = false) {
   return model;
 }
 
+// Where an index is: a folder, or a PostgreSQL URI given as it is, or read
+// from an environment variable (env:NAME) or a file's first line
+// (file:PATH), so that a password need not appear on a command line.
+std::string resolve_location(const fs::path& given) {
+  const std::string text = given.string();
+  std::string location = text;
+  if (text.starts_with("env:")) {
+    const char* value = std::getenv(text.c_str() + 4);
+    if (!value || !*value) {
+      throw Error(ErrorCode::kInvalidArgument, "the index location " + text + " names an unset environment variable");
+    }
+    location = value;
+  } else if (text.starts_with("file:")) {
+    std::ifstream in(text.substr(5));
+    if (!in) throw Error(ErrorCode::kNotFound, "cannot read the index location from " + text.substr(5));
+    std::getline(in, location);
+    while (!location.empty() && (location.back() == '\r' || location.back() == ' ')) location.pop_back();
+  } else {
+    return text;
+  }
+  if (!search::is_postgres_location(location)) {
+    throw Error(ErrorCode::kInvalidArgument,
+                text + " does not hold a postgresql:// URI (folders are given as they are)");
+  }
+  return location;
+}
+
+std::unique_ptr<search::IndexStorage> open_storage(const std::string& location,
+                                                   const std::optional<search::StorageConfig>& create) {
+  if (search::is_postgres_location(location)) return search::open_postgres_storage(location, create);
+  return search::open_sqlite_storage(location, create);
+}
+
 }  // namespace
 
 const char* to_string(SearchMode mode) noexcept {
@@ -141,13 +151,26 @@ SearchMode parse_search_mode(std::string_view name) {
               "unknown search mode '" + std::string(name) + "' (vector, bm25, sparse, hybrid)");
 }
 
+std::string shown_index_location(std::string_view location) {
+  return search::shown_location(location);
+}
+
 std::string model_fingerprint(const Embedder& embedder) {
   return search::file_sha256(embedder.info().onnx_file);
 }
 
 struct SearchIndex::Impl {
-  fs::path folder;
+  std::string location;
   std::unique_ptr<search::IndexStorage> storage;
+  // For messages: "in FOLDER" or "at postgresql://...", a password hidden.
+  [[nodiscard]] std::string where() const {
+    return (search::is_postgres_location(location) ? "at " : "in ") + search::shown_location(location);
+  }
+  // The model file's SHA-256; cached beside a folder's index.
+  [[nodiscard]] std::string fingerprint(const fs::path& onnx_file) const {
+    if (search::is_postgres_location(location)) return search::file_sha256(onnx_file);
+    return cached_fingerprint(location, onnx_file);
+  }
 };
 
 SearchIndex::SearchIndex(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -164,15 +187,15 @@ SearchIndex SearchIndex::create(const fs::path& folder, const Embedder& model, c
     throw Error(ErrorCode::kInvalidArgument, "chunk overlap must be smaller than the chunk size");
   }
   auto impl = std::make_unique<Impl>();
-  impl->folder = folder;
+  impl->location = resolve_location(folder);
   search::StorageConfig config{describe(model), std::nullopt, options};
   if (sparse_model) config.sparse_model = describe(*sparse_model, true);
-  {
+  if (!search::is_postgres_location(impl->location)) {
     std::error_code error;
     fs::create_directories(folder, error);
     if (error) throw Error(ErrorCode::kRuntime, "cannot create " + folder.string() + ": " + error.message());
   }
-  impl->storage = search::open_sqlite_storage(folder, config);
+  impl->storage = open_storage(impl->location, config);
   SearchIndex index(std::move(impl));
   index.check_model(model);
   if (sparse_model) index.check_sparse_model(*sparse_model);
@@ -181,8 +204,8 @@ SearchIndex SearchIndex::create(const fs::path& folder, const Embedder& model, c
 
 SearchIndex SearchIndex::open(const fs::path& folder) {
   auto impl = std::make_unique<Impl>();
-  impl->folder = folder;
-  impl->storage = search::open_sqlite_storage(folder, std::nullopt);
+  impl->location = resolve_location(folder);
+  impl->storage = open_storage(impl->location, std::nullopt);
   return SearchIndex(std::move(impl));
 }
 
@@ -200,17 +223,16 @@ std::vector<SearchMode> SearchIndex::lists(const SearchOptions& options) const {
 
 namespace {
 
-void require_recorded(const fs::path& folder, const IndexModel& recorded, const ModelInfo& info, bool sparse) {
+void require_recorded(const std::string& where, const std::string& fingerprint, const IndexModel& recorded,
+                      const ModelInfo& info, bool sparse) {
   const char* what = sparse ? "the sparse model " : "";
-  const std::string fingerprint =
-      info.dimension == recorded.dimension ? cached_fingerprint(folder, info.onnx_file) : std::string("(not computed)");
   if (info.dimension != recorded.dimension || fingerprint != recorded.onnx_sha256) {
-    throw Error(ErrorCode::kInvalidArgument, "the index in " + folder.string() + " was built with " + what +
-                                                 recorded.name + " (" + recorded.path + ", dimension " +
-                                                 std::to_string(recorded.dimension) + ", ONNX sha256 " +
-                                                 recorded.onnx_sha256.substr(0, 12) + "); " + info.folder.string() +
-                                                 " is another model (dimension " + std::to_string(info.dimension) +
-                                                 ", ONNX sha256 " + fingerprint.substr(0, 12) + ")");
+    throw Error(ErrorCode::kInvalidArgument, "the index " + where + " was built with " + what + recorded.name + " (" +
+                                                 recorded.path + ", dimension " + std::to_string(recorded.dimension) +
+                                                 ", ONNX sha256 " + recorded.onnx_sha256.substr(0, 12) + "); " +
+                                                 info.folder.string() + " is another model (dimension " +
+                                                 std::to_string(info.dimension) + ", ONNX sha256 " +
+                                                 fingerprint.substr(0, 12) + ")");
   }
   const std::string pooling = recorded_pooling(info, sparse);
   if (pooling != recorded.pooling || info.normalize != recorded.normalize) {
@@ -218,7 +240,7 @@ void require_recorded(const fs::path& folder, const IndexModel& recorded, const 
       return "pooling " + p + (normalized ? ", normalized" : ", not normalized");
     };
     throw Error(ErrorCode::kInvalidArgument,
-                "the index in " + folder.string() + " was built with " + what + recorded.name + " with " +
+                "the index " + where + " was built with " + what + recorded.name + " with " +
                     described(recorded.pooling, recorded.normalize) + "; the model given has " +
                     described(pooling, info.normalize) +
                     ", so its vectors would not compare with the stored ones (load it with the index's options)");
@@ -229,7 +251,10 @@ void require_recorded(const fs::path& folder, const IndexModel& recorded, const 
 
 void SearchIndex::check_model(const Embedder& embedder) const {
   require_dense(embedder.info());
-  require_recorded(impl_->folder, model(), embedder.info(), false);
+  const auto& info = embedder.info();
+  require_recorded(impl_->where(),
+                   info.dimension == model().dimension ? impl_->fingerprint(info.onnx_file) : "(not computed)", model(),
+                   info, false);
 }
 
 void SearchIndex::check_sparse_model(const Embedder& embedder) const {
@@ -237,11 +262,14 @@ void SearchIndex::check_sparse_model(const Embedder& embedder) const {
   const auto& recorded = sparse_model();
   if (!recorded) {
     throw Error(ErrorCode::kInvalidArgument,
-                "the index in " + impl_->folder.string() +
+                "the index " + impl_->where() +
                     " stores no sparse vectors: it was created without a sparse model, and chunks already in it "
                     "would have none (create a new index with --sparse-model)");
   }
-  require_recorded(impl_->folder, *recorded, embedder.info(), true);
+  const auto& info = embedder.info();
+  require_recorded(impl_->where(),
+                   info.dimension == recorded->dimension ? impl_->fingerprint(info.onnx_file) : "(not computed)",
+                   *recorded, info, true);
 }
 
 IngestReport SearchIndex::add(const std::vector<fs::path>& paths, const Embedder& embedder,
@@ -250,16 +278,16 @@ IngestReport SearchIndex::add(const std::vector<fs::path>& paths, const Embedder
   if (sparse) {
     check_sparse_model(*sparse);
   } else if (const auto& recorded = sparse_model()) {
-    throw Error(ErrorCode::kInvalidArgument, "the index in " + impl_->folder.string() +
+    throw Error(ErrorCode::kInvalidArgument, "the index " + impl_->where() +
                                                  " also stores sparse vectors: adding to it needs its sparse model " +
                                                  recorded->name + " (" + recorded->path + ")");
   }
-  const WriteLock lock(impl_->folder);
+  const auto lock = impl_->storage->lock_writers();
   return search::ingest(*impl_->storage, paths, embedder, options, sparse);
 }
 
 std::size_t SearchIndex::remove(const std::vector<std::string>& sources_or_ids) {
-  const WriteLock lock(impl_->folder);
+  const auto lock = impl_->storage->lock_writers();
   return search::remove_documents(*impl_->storage, sources_or_ids);
 }
 

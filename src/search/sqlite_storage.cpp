@@ -1,8 +1,10 @@
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <fstream>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -91,29 +93,6 @@ double dot(std::span<const float> a, const float* b) {
   return sum;
 }
 
-// The n best of `scored`, best first, ties by id for a stable order.
-void keep_best(std::vector<ScoredChunk>& scored, std::size_t n) {
-  const auto better = [](const ScoredChunk& a, const ScoredChunk& b) {
-    return a.score != b.score ? a.score > b.score : a.id < b.id;
-  };
-  if (scored.size() > n) {
-    std::partial_sort(scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(n), scored.end(), better);
-    scored.resize(n);
-  } else {
-    std::sort(scored.begin(), scored.end(), better);
-  }
-}
-
-Metadata parse_metadata(std::string_view json_text) {
-  Metadata metadata;
-  const auto json = nlohmann::json::parse(json_text, nullptr, false);
-  if (!json.is_object()) return metadata;
-  for (const auto& [key, value] : json.items()) {
-    metadata.emplace_back(key, value.is_string() ? value.get<std::string>() : value.dump());
-  }
-  return metadata;
-}
-
 // Where the graph stands, as the database records it.
 struct GraphRecord {
   std::string file;  // empty: no graph (exact search)
@@ -136,6 +115,27 @@ struct LoadedGraph {
 };
 
 class SqliteStorage;
+
+// One writer per index folder across processes, by a lock on a file beside
+// the database (SQLite's own lock would make a second add wait instead).
+class FolderWriterLock final : public WriterLock {
+ public:
+  explicit FolderWriterLock(const fs::path& folder) {
+    const fs::path file = folder / "write.lock";
+    fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw Error(ErrorCode::kRuntime, "cannot open " + file.string() + ": " + std::strerror(errno));
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      ::close(fd_);
+      throw Error(ErrorCode::kOverloaded, "another process is writing to the index in " + folder.string());
+    }
+  }
+  FolderWriterLock(const FolderWriterLock&) = delete;
+  FolderWriterLock& operator=(const FolderWriterLock&) = delete;
+  ~FolderWriterLock() override { ::close(fd_); }
+
+ private:
+  int fd_ = -1;
+};
 
 class SqliteWriter final : public StorageWriter {
  public:
@@ -290,6 +290,8 @@ class SqliteStorage final : public IndexStorage {
     std::unique_lock lock(writer_mutex_);
     return std::make_unique<SqliteWriter>(*writer_db_, std::move(lock), config_.sparse_model.has_value());
   }
+
+  std::unique_ptr<WriterLock> lock_writers() override { return std::make_unique<FolderWriterLock>(folder_); }
 
   std::unique_ptr<StorageSnapshot> snapshot() const override;
 

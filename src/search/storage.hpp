@@ -95,6 +95,13 @@ struct StorageConfig {
   IndexCreateOptions options;
 };
 
+// Held while one process adds to or removes from an index: a second writer
+// is refused at once (kOverloaded) instead of waiting for a long add.
+class WriterLock {
+ public:
+  virtual ~WriterLock() = default;
+};
+
 class IndexStorage {
  public:
   virtual ~IndexStorage() = default;
@@ -105,6 +112,7 @@ class IndexStorage {
   // The content hash and source of a stored document.
   [[nodiscard]] virtual std::optional<std::pair<std::string, std::string>> document(std::string_view key) const = 0;
   virtual std::unique_ptr<StorageWriter> begin_write() = 0;
+  virtual std::unique_ptr<WriterLock> lock_writers() = 0;
   [[nodiscard]] virtual std::unique_ptr<StorageSnapshot> snapshot() const = 0;
   // Brings the nearest-neighbour graph up to date with the stored vectors
   // (writers call it after their changes). Returns the chunks it now covers.
@@ -113,9 +121,25 @@ class IndexStorage {
   [[nodiscard]] virtual CheckReport check() const = 0;
 };
 
+// What both stores share.
+// The n best of `scored`, best first, ties by id for a stable order.
+void keep_best(std::vector<ScoredChunk>& scored, std::size_t n);
+// A document's metadata as stored (a JSON object), values as strings.
+Metadata parse_metadata(std::string_view json_text);
+
 // Opens the SQLite storage in `folder`; with `create`, makes it (recording
 // `create`'s model and options) when the folder holds none.
 std::unique_ptr<IndexStorage> open_sqlite_storage(const std::filesystem::path& folder,
                                                   const std::optional<StorageConfig>& create);
+
+// A PostgreSQL location: postgresql://[user@]host[:port]/database[?index=NAME&...]
+// (libpq's URI; the password from PGPASSWORD or ~/.pgpass, or in the URI).
+// The index's tables live in the schema sieve_NAME (NAME: "default" unless
+// given); the database needs pgvector.
+bool is_postgres_location(std::string_view location);
+std::unique_ptr<IndexStorage> open_postgres_storage(std::string_view location,
+                                                    const std::optional<StorageConfig>& create);
+// The location as messages show it: a PostgreSQL password hidden.
+std::string shown_location(std::string_view location);
 
 }  // namespace sieve::search

@@ -77,7 +77,7 @@ ServedIndexes::ServedIndexes(const std::vector<std::pair<std::string, fs::path>>
     try {
       indexes_.push_back(open_index(name, folder, models, embedder_options));
     } catch (const Error& e) {
-      throw Error(e.code(), "index " + name + " (" + folder.string() + "): " + e.message());
+      throw Error(e.code(), "index " + name + " (" + shown_index_location(folder.string()) + "): " + e.message());
     }
   }
 }

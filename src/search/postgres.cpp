@@ -1,5 +1,7 @@
 #include "search/postgres.hpp"
 
+#include <libpq-fe.h>
+
 #include <charconv>
 #include <cstdlib>
 
@@ -22,6 +24,26 @@ bool valid_index_name(std::string_view name) {
 }
 
 }  // namespace
+
+void ConnectionDeleter::operator()(PGconn* conn) const noexcept {
+  PQfinish(conn);
+}
+
+void ResultDeleter::operator()(PGresult* result) const noexcept {
+  PQclear(result);
+}
+
+int Result::rows() const {
+  return PQntuples(result_.get());
+}
+
+bool Result::null(int row, int column) const {
+  return PQgetisnull(result_.get(), row, column) != 0;
+}
+
+std::string_view Result::text(int row, int column) const {
+  return {PQgetvalue(result_.get(), row, column), static_cast<std::size_t>(PQgetlength(result_.get(), row, column))};
+}
 
 std::int64_t Result::integer(int row, int column) const {
   const auto value = text(row, column);

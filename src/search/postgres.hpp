@@ -1,7 +1,5 @@
 #pragma once
 
-#include <libpq-fe.h>
-
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
@@ -10,26 +8,31 @@
 #include <string_view>
 #include <vector>
 
+// libpq's handles, declared as libpq-fe.h declares them, so that only
+// postgres*.cpp include libpq.
+extern "C" {
+typedef struct pg_conn PGconn;      // NOLINT(modernize-use-using)
+typedef struct pg_result PGresult;  // NOLINT(modernize-use-using)
+}
+
 namespace sieve::search::pg {
 
 // Owners of libpq handles: every failure becomes a sieve::Error that names
 // the server by its redacted location, never with a password.
 
 struct ConnectionDeleter {
-  void operator()(PGconn* conn) const noexcept { PQfinish(conn); }
+  void operator()(PGconn* conn) const noexcept;
 };
 struct ResultDeleter {
-  void operator()(PGresult* result) const noexcept { PQclear(result); }
+  void operator()(PGresult* result) const noexcept;
 };
 
 class Result {
  public:
   explicit Result(PGresult* result) : result_(result) {}
-  [[nodiscard]] int rows() const { return PQntuples(result_.get()); }
-  [[nodiscard]] bool null(int row, int column) const { return PQgetisnull(result_.get(), row, column) != 0; }
-  [[nodiscard]] std::string_view text(int row, int column) const {
-    return {PQgetvalue(result_.get(), row, column), static_cast<std::size_t>(PQgetlength(result_.get(), row, column))};
-  }
+  [[nodiscard]] int rows() const;
+  [[nodiscard]] bool null(int row, int column) const;
+  [[nodiscard]] std::string_view text(int row, int column) const;
   [[nodiscard]] std::int64_t integer(int row, int column) const;
   [[nodiscard]] double real(int row, int column) const;
   [[nodiscard]] std::int64_t affected() const;

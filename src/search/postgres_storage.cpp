@@ -1,10 +1,12 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <span>
 #include <unordered_map>
 
@@ -27,6 +29,21 @@ constexpr std::size_t kMaxHnswDimension = 2000;
 constexpr std::size_t kMaxPosition = 16383;
 constexpr std::size_t kMaxPositions = 256;
 constexpr std::size_t kMaxLexemeBytes = 2046;
+
+std::string number(double value) {
+  std::array<char, 32> text{};
+  const auto [end, error] = std::to_chars(text.data(), text.data() + text.size(), value);
+  return {text.data(), error == std::errc() ? end : text.data()};
+}
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items) {
+    if (!out.empty()) out += ',';
+    out += item;
+  }
+  return out;
+}
 
 std::string number(float value) {
   std::array<char, 32> text{};
@@ -70,11 +87,14 @@ void quote_lexeme(std::string& out, std::string_view word) {
 }
 
 // The chunk's words as BM25 over FTS5 sees them (search/text_match.hpp),
-// written as a tsvector literal, so that both stores match the same words.
-std::string tsvector_text(std::string_view text) {
+// written as a tsvector literal, so that both stores match and count the
+// same words; `count`: how many words the chunk has.
+std::string tsvector_text(std::string_view text, std::size_t* count) {
   std::map<std::string, std::vector<std::size_t>> positions;
   std::size_t position = 0;
-  for (auto& word : split_words(text)) {
+  const auto words = split_words(text);
+  *count = words.size();
+  for (auto word : words) {
     position = std::min(position + 1, kMaxPosition);
     if (word.key.size() > kMaxLexemeBytes) continue;
     auto& list = positions[std::move(word.key)];
@@ -93,17 +113,38 @@ std::string tsvector_text(std::string_view text) {
   return out;
 }
 
-// Any of the query's words.
-std::string tsquery_text(std::string_view query) {
-  std::map<std::string, bool> words;
+// The query's distinct words.
+std::vector<std::string> query_words(std::string_view query) {
+  std::set<std::string> words;
   for (auto& word : split_words(query)) {
-    if (word.key.size() <= kMaxLexemeBytes) words.emplace(std::move(word.key), true);
+    if (word.key.size() <= kMaxLexemeBytes) words.insert(std::move(word.key));
   }
+  return {words.begin(), words.end()};
+}
+
+// A tsquery matching any of `words`.
+std::string any_of(const std::vector<std::string>& words) {
   std::string out;
-  for (const auto& entry : words) {
+  for (const auto& word : words) {
     if (!out.empty()) out += " | ";
-    quote_lexeme(out, entry.first);
+    quote_lexeme(out, word);
   }
+  return out;
+}
+
+// A text[] literal.
+std::string text_array(const std::vector<std::string>& items) {
+  std::string out = "{";
+  for (const auto& item : items) {
+    if (out.size() > 1) out += ',';
+    out += '"';
+    for (const char c : item) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
+    out += '"';
+  }
+  out += '}';
   return out;
 }
 
@@ -147,11 +188,14 @@ class PostgresWriter final : public StorageWriter {
   }
 
   std::size_t remove_document(std::string_view key) override {
-    const auto removed = db_->exec("DELETE FROM " + table("chunks") + " WHERE document_id = (SELECT id FROM " +
-                                       table("documents") + " WHERE key = $1)",
+    const auto removed = db_->exec("WITH gone AS (DELETE FROM " + table("chunks") +
+                                       " WHERE document_id = (SELECT id FROM " + table("documents") +
+                                       " WHERE key = $1) RETURNING word_count) SELECT count(*), "
+                                       "coalesce(sum(word_count), 0) FROM gone",
                                    {std::string(key)});
     db_->exec("DELETE FROM " + table("documents") + " WHERE key = $1", {std::string(key)});
-    return static_cast<std::size_t>(removed.affected());
+    add_words(-removed.integer(0, 1));
+    return static_cast<std::size_t>(removed.integer(0, 0));
   }
 
   void add_document(const NewDocument& document) override;
@@ -179,6 +223,13 @@ class PostgresWriter final : public StorageWriter {
 
  private:
   [[nodiscard]] std::string table(std::string_view name) const { return schema_ + "." + std::string(name); }
+
+  // BM25 needs the average chunk length: the total is kept with the chunks, in the same transaction.
+  void add_words(std::int64_t words) {
+    if (words == 0) return;
+    db_->exec("UPDATE " + table("meta") + " SET value = (value::bigint + $1)::text WHERE key = 'total_words'",
+              {std::to_string(words)});
+  }
 
   std::unique_lock<std::mutex> lock_;
   Connection* db_;
@@ -265,6 +316,8 @@ class PostgresStorage final : public IndexStorage {
 
   [[nodiscard]] std::string table(std::string_view name) const { return location_.schema + "." + std::string(name); }
   [[nodiscard]] std::string schema_name() const { return "sieve_" + location_.index; }
+  // A meta value as the transaction on `db` sees it.
+  std::optional<std::string> meta_in(Connection& db, std::string_view key) const { return meta_of(db, key); }
   [[nodiscard]] const pg::Location& location() const noexcept { return location_; }
 
   struct Lease {
@@ -340,7 +393,8 @@ class PostgresStorage final : public IndexStorage {
     sql += "CREATE INDEX metadata_lookup ON " + s + ".document_metadata(key, value);";
     sql += "CREATE TABLE " + s + ".chunks(id bigserial PRIMARY KEY, document_id bigint NOT NULL REFERENCES " + s +
            ".documents(id) ON DELETE CASCADE, ordinal integer NOT NULL, start_byte bigint NOT NULL, end_byte "
-           "bigint NOT NULL, text text NOT NULL, words tsvector NOT NULL, embedding vector(" +
+           "bigint NOT NULL, text text NOT NULL, words tsvector NOT NULL, word_count integer NOT NULL, embedding "
+           "vector(" +
            std::to_string(dimension) + ") NOT NULL";
     if (config.sparse_model) {
       sql += ", sparse sparsevec(" + std::to_string(config.sparse_model->dimension) +
@@ -371,6 +425,7 @@ class PostgresStorage final : public IndexStorage {
     put("exact_threshold", std::to_string(config.options.exact_threshold));
     put("hnsw_m", std::to_string(config.options.hnsw_m));
     put("hnsw_ef_construction", std::to_string(config.options.hnsw_ef_construction));
+    put("total_words", "0");
     put("created_at", std::string(db.exec("SELECT to_char(now(), 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')").text(0, 0)));
     if (config.sparse_model) {
       put("sparse_model_name", config.sparse_model->name);
@@ -444,17 +499,20 @@ void PostgresWriter::add_document(const NewDocument& document) {
               {id, key, value});
   }
   const std::string insert_dense = "INSERT INTO " + table("chunks") +
-                                   "(document_id, ordinal, start_byte, end_byte, text, words, embedding) VALUES "
-                                   "($1, $2, $3, $4, $5, $6::tsvector, $7::vector)";
+                                   "(document_id, ordinal, start_byte, end_byte, text, words, word_count, embedding) "
+                                   "VALUES ($1, $2, $3, $4, $5, $6::tsvector, $7, $8::vector)";
   const std::string insert_sparse = "INSERT INTO " + table("chunks") +
-                                    "(document_id, ordinal, start_byte, end_byte, text, words, embedding, sparse, "
-                                    "sparse_terms) VALUES ($1, $2, $3, $4, $5, $6::tsvector, $7::vector, "
-                                    "$8::sparsevec, $9)";
+                                    "(document_id, ordinal, start_byte, end_byte, text, words, word_count, embedding, "
+                                    "sparse, sparse_terms) VALUES ($1, $2, $3, $4, $5, $6::tsvector, $7, $8::vector, "
+                                    "$9::sparsevec, $10)";
+  std::int64_t total_words = 0;
   for (std::size_t i = 0; i < document.chunks.size(); ++i) {
     const auto& chunk = document.chunks[i];
-    std::vector<Param> params{
-        id,         std::to_string(i),         std::to_string(chunk.begin), std::to_string(chunk.end),
-        chunk.text, tsvector_text(chunk.text), vector_text(chunk.vector)};
+    std::size_t words = 0;
+    std::string tsvector = tsvector_text(chunk.text, &words);
+    total_words += static_cast<std::int64_t>(words);
+    std::vector<Param> params{id,         std::to_string(i),   std::to_string(chunk.begin), std::to_string(chunk.end),
+                              chunk.text, std::move(tsvector), std::to_string(words),       vector_text(chunk.vector)};
     if (!sparse_dimension_) {
       if (!chunk.sparse.ids.empty()) {
         throw Error(ErrorCode::kInvalidArgument, "a sparse vector for an index without a sparse model");
@@ -466,6 +524,7 @@ void PostgresWriter::add_document(const NewDocument& document) {
     params.emplace_back(std::to_string(chunk.sparse.ids.size()));
     db_->exec(insert_sparse, params);
   }
+  add_words(total_words);
 }
 
 class PostgresSnapshot final : public StorageSnapshot {
@@ -546,20 +605,40 @@ class PostgresSnapshot final : public StorageSnapshot {
     return found;
   }
 
+  // BM25 as FTS5's bm25() computes it (k1 1.2, b 0.75, its idf floored at
+  // 1e-6), over the same words: the GIN index finds the chunks holding any
+  // query word, and the scores are summed from their tsvectors' positions.
   std::vector<ScoredChunk> keyword(std::string_view query, std::size_t n, const AllowedChunks& allowed) override {
     std::vector<ScoredChunk> found;
-    const std::string words = tsquery_text(query);
-    if (words.empty() || n == 0 || (allowed && allowed->empty())) return found;
-    std::vector<Param> params{words, std::to_string(n)};
-    std::string where = " WHERE words @@ $1::tsquery";
+    const std::vector<std::string> words = query_words(query);
+    if (words.empty() || n == 0 || chunk_count_ == 0 || (allowed && allowed->empty())) return found;
+    const auto chunks = static_cast<double>(chunk_count_);
+    std::vector<std::string> idfs;
+    for (const auto& word : words) {
+      std::string lexeme;
+      quote_lexeme(lexeme, word);
+      const auto hits = static_cast<double>(PostgresStorage::count(
+          db(), "SELECT count(*) FROM " + table("chunks") + " WHERE words @@ $1::tsquery", {lexeme}));
+      const double idf = std::log((chunks - hits + 0.5) / (hits + 0.5));
+      idfs.push_back(number(idf > 0 ? idf : 1e-6));
+    }
+    const double average_words =
+        static_cast<double>(std::stoll(storage_->meta_in(db(), "total_words").value_or("0"))) / chunks;
+    std::vector<Param> params{any_of(words), std::to_string(n), text_array(words), "{" + join(idfs) + "}",
+                              number(average_words > 0 ? average_words : 1.0)};
+    std::string where = " WHERE c.words @@ $1::tsquery";
     if (allowed) {
       params.emplace_back(id_array(*allowed));
-      where += " AND id = ANY($3::bigint[])";
+      where += " AND c.id = ANY($6::bigint[])";
     }
-    // ts_rank's normalization 1 divides by 1 + log(the chunk's length in words).
-    const auto rows = db().exec("SELECT id, ts_rank(words, $1::tsquery, 1) AS rank FROM " + table("chunks") + where +
-                                    " ORDER BY rank DESC, id LIMIT $2",
-                                params);
+    const auto rows = db().exec(
+        "SELECT c.id, sum(t.idf * (cardinality(u.positions) * 2.2) / (cardinality(u.positions) + 1.2 * (0.25 + "
+        "0.75 * c.word_count / $5::float8))) AS score FROM " +
+            table("chunks") +
+            " c CROSS JOIN LATERAL unnest(c.words) AS u(lexeme, positions, weights) JOIN unnest($3::text[], "
+            "$4::float8[]) AS t(term, idf) ON t.term = u.lexeme" +
+            where + " GROUP BY c.id ORDER BY score DESC, c.id LIMIT $2",
+        params);
     for (int r = 0; r < rows.rows(); ++r) found.push_back({rows.integer(r, 0), rows.real(r, 1)});
     return found;
   }
@@ -697,6 +776,12 @@ CheckReport PostgresStorage::check() const {
                                    std::string(rows.text(r, 1)) + " " + std::string(rows.text(r, 2)) + " times");
        });
   const auto chunk_rows = count(db, "SELECT count(*) FROM " + table("chunks"));
+  const auto words = count(db, "SELECT coalesce(sum(word_count), 0) FROM " + table("chunks"));
+  const auto recorded_words = std::stoll(meta_of(db, "total_words").value_or("-1"));
+  if (words != recorded_words) {
+    report.problems.push_back("the index records " + std::to_string(recorded_words) +
+                              " words for BM25; its chunks hold " + std::to_string(words));
+  }
   if (config_.sparse_model) {
     const auto without = count(db, "SELECT count(*) FROM " + table("chunks") + " WHERE sparse_terms = 0");
     if (without > 0) {

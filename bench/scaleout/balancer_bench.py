@@ -20,6 +20,8 @@ import argparse
 import json
 import os
 import platform
+import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -51,6 +53,7 @@ def main() -> int:
     parser.add_argument("--batch", type=int, default=1)
     parser.add_argument("--replicas", default="1,2,4")
     parser.add_argument("--balancers", default="haproxy,nginx")
+    parser.add_argument("--rounds", type=int, default=3, help="the whole grid this many times, interleaved; medians")
     parser.add_argument("--cores", type=int, default=len(os.sched_getaffinity(0)),
                         help="ONNX Runtime threads in all, shared among the replicas")
     parser.add_argument("--out", type=Path)
@@ -59,22 +62,24 @@ def main() -> int:
     out.mkdir(parents=True, exist_ok=True)
     binary = out / "loadgen"
     subprocess.run(["go", "build", "-o", str(binary), "."], cwd=ROOT / "bench" / "load", check=True)
+    shutil.rmtree(out / "work", ignore_errors=True)
     models = models_root(out / "work", {"minilm": args.model})
 
-    rows = []
+    rows: dict[str, list] = {}
 
     def run(label: str, kind: str | None, n: int) -> None:
         threads = max(1, args.cores // n)
         ports = free_ports(n)
-        replicas = [Replica(models, p, threads=threads) for p in ports]
+        # --auto-truncate: the sentence file has lines longer than the model's 256 tokens.
+        replicas = [Replica(models, p, "--auto-truncate", threads=threads) for p in ports]
         balancer = None
         try:
             if kind:
                 balancer = BALANCERS[kind](out / "work" / label, ports)
                 if isinstance(balancer, HAProxy):
                     balancer.wait_all_up()
-            r = loadgen(binary, balancer.port if balancer else ports[0], args, out, label)
-            rows.append((kind or "none (direct)", n, threads, r))
+            r = loadgen(binary, balancer.port if balancer else ports[0], args, out, f"{label}-r{len(rows.get(label, []))}")
+            rows.setdefault(label, []).append((kind or "none (direct)", n, threads, r))
             print(f"{label}: {r['requests_per_second']:.1f} req/s, p50 {r['latency_ms']['p50']:.1f} ms, "
                   f"p99 {r['latency_ms']['p99']:.1f} ms, errors {r['errors']}", file=sys.stderr, flush=True)
         finally:
@@ -83,22 +88,29 @@ def main() -> int:
             for replica in replicas:
                 replica.stop()
 
-    run("direct-1", None, 1)
-    for kind in args.balancers.split(","):
-        for n in (int(x) for x in args.replicas.split(",")):
-            run(f"{kind}-{n}", kind, n)
+    for _ in range(args.rounds):
+        run("direct-1", None, 1)
+        for kind in args.balancers.split(","):
+            for n in (int(x) for x in args.replicas.split(",")):
+                run(f"{kind}-{n}", kind, n)
 
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
     print(f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores; "
           f"{time.strftime('%Y-%m-%d')}; commit {head.stdout.strip()}; model {args.model.name}; "
-          f"batch {args.batch}, concurrency {args.concurrency}, {args.seconds} s per row; "
+          f"batch {args.batch}, concurrency {args.concurrency}, {args.seconds} s per run, medians of {args.rounds} "
+          f"interleaved rounds; "
           f"{args.cores} ONNX Runtime threads shared among the replicas")
     print()
-    print("| balancer | replicas | threads each | requests/s | sentences/s | p50 ms | p99 ms | errors |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
-    for kind, n, threads, r in rows:
-        print(f"| {kind} | {n} | {threads} | {r['requests_per_second']:.1f} | {r['sentences_per_second']:.1f} | "
-              f"{r['latency_ms']['p50']:.1f} | {r['latency_ms']['p99']:.1f} | {r['errors']} |")
+    print("| balancer | replicas | threads each | requests/s (median; min-max) | p50 ms | p99 ms | errors |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for runs in rows.values():
+        kind, n, threads, _ = runs[0]
+        rates = [r["requests_per_second"] for *_, r in runs]
+        p50 = statistics.median(r["latency_ms"]["p50"] for *_, r in runs)
+        p99 = statistics.median(r["latency_ms"]["p99"] for *_, r in runs)
+        errors = sum(r["errors"] for *_, r in runs)
+        print(f"| {kind} | {n} | {threads} | {statistics.median(rates):.1f} ({min(rates):.0f}-{max(rates):.0f}) | "
+              f"{p50:.1f} | {p99:.1f} | {errors} |")
     print(f"\nraw results: {out}", file=sys.stderr)
     return 0
 

@@ -414,30 +414,12 @@ class PostgresStorage final : public IndexStorage {
     };
     put("schema_version", kSchemaVersion);
     put("store", "postgresql");
-    put("model_name", config.model.name);
-    put("model_path", config.model.path);
-    put("model_sha256", config.model.onnx_sha256);
-    put("dimension", std::to_string(dimension));
-    put("pooling", config.model.pooling);
-    put("normalize", config.model.normalize ? "true" : "false");
-    put("chunk_tokens", std::to_string(config.options.chunking.chunk_tokens));
-    put("overlap_tokens", std::to_string(config.options.chunking.overlap_tokens));
-    put("exact_threshold", std::to_string(config.options.exact_threshold));
-    put("hnsw_m", std::to_string(config.options.hnsw_m));
-    put("hnsw_ef_construction", std::to_string(config.options.hnsw_ef_construction));
+    for (const auto& [key, value] : config_entries(config)) put(key, value);
     put("total_words", "0");
     put("created_at", std::string(db.exec("SELECT to_char(now(), 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')").text(0, 0)));
-    if (config.sparse_model) {
-      put("sparse_model_name", config.sparse_model->name);
-      put("sparse_model_path", config.sparse_model->path);
-      put("sparse_model_sha256", config.sparse_model->onnx_sha256);
-      put("sparse_dimension", std::to_string(config.sparse_model->dimension));
-      put("sparse_pooling", config.sparse_model->pooling);
-    }
   }
 
   StorageConfig read_config(Connection& db) const {
-    StorageConfig config;
     const auto get = [&](std::string_view key) {
       auto value = meta_of(db, key);
       if (!value) {
@@ -446,28 +428,7 @@ class PostgresStorage final : public IndexStorage {
       }
       return *value;
     };
-    const auto size = [&](std::string_view key) { return static_cast<std::size_t>(std::stoull(get(key))); };
-    config.model.name = get("model_name");
-    config.model.path = get("model_path");
-    config.model.onnx_sha256 = get("model_sha256");
-    config.model.dimension = size("dimension");
-    config.model.pooling = get("pooling");
-    config.model.normalize = get("normalize") == "true";
-    config.options.chunking.chunk_tokens = size("chunk_tokens");
-    config.options.chunking.overlap_tokens = size("overlap_tokens");
-    config.options.exact_threshold = size("exact_threshold");
-    config.options.hnsw_m = size("hnsw_m");
-    config.options.hnsw_ef_construction = size("hnsw_ef_construction");
-    if (meta_of(db, "sparse_model_name")) {
-      IndexModel sparse;
-      sparse.name = get("sparse_model_name");
-      sparse.path = get("sparse_model_path");
-      sparse.onnx_sha256 = get("sparse_model_sha256");
-      sparse.dimension = size("sparse_dimension");
-      sparse.pooling = get("sparse_pooling");
-      config.sparse_model = std::move(sparse);
-    }
-    return config;
+    return config_from(get, meta_of(db, "sparse_model_name").has_value());
   }
 
   pg::Location location_;

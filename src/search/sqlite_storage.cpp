@@ -425,56 +425,18 @@ class SqliteStorage final : public IndexStorage {
     auto set = db.prepare("INSERT OR REPLACE INTO meta VALUES (?, ?)");
     const auto put = [&](std::string_view key, const std::string& value) { set.bind(1, key).bind(2, value).run(); };
     put("schema_version", config.sparse_model ? kSparseSchemaVersion : kSchemaVersion);
-    if (config.sparse_model) {
-      put("sparse_model_name", config.sparse_model->name);
-      put("sparse_model_path", config.sparse_model->path);
-      put("sparse_model_sha256", config.sparse_model->onnx_sha256);
-      put("sparse_dimension", std::to_string(config.sparse_model->dimension));
-      put("sparse_pooling", config.sparse_model->pooling);
-    }
-    put("model_name", config.model.name);
-    put("model_path", config.model.path);
-    put("model_sha256", config.model.onnx_sha256);
-    put("dimension", std::to_string(config.model.dimension));
-    put("pooling", config.model.pooling);
-    put("normalize", config.model.normalize ? "true" : "false");
-    put("chunk_tokens", std::to_string(config.options.chunking.chunk_tokens));
-    put("overlap_tokens", std::to_string(config.options.chunking.overlap_tokens));
-    put("exact_threshold", std::to_string(config.options.exact_threshold));
-    put("hnsw_m", std::to_string(config.options.hnsw_m));
-    put("hnsw_ef_construction", std::to_string(config.options.hnsw_ef_construction));
+    for (const auto& [key, value] : config_entries(config)) put(key, value);
     put("created_at", now_utc());
   }
 
   static StorageConfig read_config_from(Database& db) {
-    StorageConfig config;
     const auto get = [&](std::string_view key) {
       auto value = meta_of(db, key);
       if (!value) throw Error(ErrorCode::kParse, db.file().string() + ": the index records no " + std::string(key));
       return *value;
     };
-    const auto number = [&](std::string_view key) { return static_cast<std::size_t>(std::stoull(get(key))); };
-    config.model.name = get("model_name");
-    config.model.path = get("model_path");
-    config.model.onnx_sha256 = get("model_sha256");
-    config.model.dimension = number("dimension");
-    config.model.pooling = get("pooling");
-    config.model.normalize = get("normalize") == "true";
-    config.options.chunking.chunk_tokens = number("chunk_tokens");
-    config.options.chunking.overlap_tokens = number("overlap_tokens");
-    config.options.exact_threshold = number("exact_threshold");
-    config.options.hnsw_m = number("hnsw_m");
-    config.options.hnsw_ef_construction = number("hnsw_ef_construction");
+    StorageConfig config = config_from(get, get("schema_version") == kSparseSchemaVersion);
     if (config.model.dimension == 0) throw Error(ErrorCode::kParse, db.file().string() + ": dimension 0");
-    if (get("schema_version") == kSparseSchemaVersion) {
-      IndexModel sparse;
-      sparse.name = get("sparse_model_name");
-      sparse.path = get("sparse_model_path");
-      sparse.onnx_sha256 = get("sparse_model_sha256");
-      sparse.dimension = number("sparse_dimension");
-      sparse.pooling = get("sparse_pooling");
-      config.sparse_model = std::move(sparse);
-    }
     return config;
   }
 };

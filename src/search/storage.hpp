@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -126,6 +127,12 @@ class IndexStorage {
 void keep_best(std::vector<ScoredChunk>& scored, std::size_t n);
 // A document's metadata as stored (a JSON object), values as strings.
 Metadata parse_metadata(std::string_view json_text);
+// The model and options an index records, as (key, value) pairs of its
+// meta table (without schema_version, which each store writes itself).
+std::vector<std::pair<std::string, std::string>> config_entries(const StorageConfig& config);
+// The same read back: `get` returns a key's value or throws naming what is
+// missing; `sparse` says whether the index has a sparse model.
+StorageConfig config_from(const std::function<std::string(std::string_view)>& get, bool sparse);
 
 // Opens the SQLite storage in `folder`; with `create`, makes it (recording
 // `create`'s model and options) when the folder holds none.

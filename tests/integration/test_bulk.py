@@ -96,7 +96,7 @@ class Killer(threading.Thread):
                 victim = self.pick(processes())
                 if victim is not None and not self.job_done.is_set():
                     os.kill(victim[0], signal.SIGKILL)
-                    self.killed = victim[2]
+                    self.killed = victim[2].strip()
                     return
             time.sleep(0.02)
 

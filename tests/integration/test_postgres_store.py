@@ -13,6 +13,7 @@ import http.client
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import time
@@ -272,6 +273,38 @@ def test_replicas_serve_one_index_while_another_process_adds(pg, tiny, tmp_path)
     assert final["documents"] == 201 and any(1 <= n < 201 for n in observed), sorted(observed)
 
 
+def test_a_replica_rides_out_a_restart_of_the_database(pg, tiny, tmp_path):
+    """While PostgreSQL is down, searches fail with a clear 5xx naming the
+    (redacted) server and the replica stays up; once it is back, the next
+    search reconnects and gives the same hits."""
+    docs = tmp_path / "docs"
+    make_corpus(docs, 6, seed=31)
+    env = {"SIEVE_TEST_STORE": pg.url_for("restart")}
+    sieve("index", "add", "--store", "env:SIEVE_TEST_STORE", "--model", str(tiny), "--quiet", str(docs), env=env)
+    replica = Server(models_root(tmp_path / "serve", {"tiny": tiny}), "--index", "docs=env:SIEVE_TEST_STORE", env=env)
+    query = {"index": "docs", "query": "glacier canyon", "k": 4}
+    try:
+        status, _, before = replica.post("/v1/search", query)
+        assert status == 200 and before["hits"], before
+        pg.stop(signal.SIGINT)
+        try:
+            for _ in range(2):  # the pooled connection, then a new one: both fail cleanly
+                status, _, down = replica.post("/v1/search", query)
+                assert 500 <= status < 600 and "PostgreSQL" in json.dumps(down), (status, down)
+                assert PASSWORD not in json.dumps(down)
+            status, _, _ = replica.get("/health")
+            assert status == 200
+        finally:
+            pg.start()
+        status, _, after = replica.post("/v1/search", query)
+        assert status == 200, after
+        assert [(h["document_id"], h["chunk_index"]) for h in after["hits"]] == \
+            [(h["document_id"], h["chunk_index"]) for h in before["hits"]]
+    finally:
+        assert replica.stop() == 0
+    assert PASSWORD not in replica.output()
+
+
 def test_the_python_package_opens_the_same_store(pg, tiny, sieve, tmp_path):
     docs = tmp_path / "docs"
     make_corpus(docs, 6, seed=21)
@@ -314,6 +347,72 @@ def test_the_c_abi_opens_the_same_store(pg, tiny, tmp_path):
     assert stats["documents"] == 8 and PASSWORD not in json.dumps(stats)
     want = search(pg.url_for("capi"), "glacier canyon", "--mode", "vector", "-k", "3")["hits"]
     assert [(h["document_id"], h["chunk_index"]) for h in hits] == [(h["document_id"], h["chunk_index"]) for h in want]
+
+
+GO_PROGRAM = """package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+
+	sieve "github.com/sieve-embed/sieve/bindings/go"
+)
+
+func main() {
+	index, err := sieve.OpenIndex(os.Args[1])
+	if err != nil {
+		panic(err)
+	}
+	defer index.Close()
+	embedder, err := sieve.NewEmbedder(os.Args[2])
+	if err != nil {
+		panic(err)
+	}
+	defer embedder.Close()
+	stats, err := index.Stats()
+	if err != nil {
+		panic(err)
+	}
+	hits, err := index.Search(context.Background(), os.Args[3], sieve.SearchOptions{K: 3, Mode: sieve.SearchBM25},
+		embedder, nil)
+	if err != nil {
+		panic(err)
+	}
+	if err := json.NewEncoder(os.Stdout).Encode(map[string]any{"stats": stats, "hits": hits}); err != nil {
+		panic(err)
+	}
+}
+"""
+
+
+def test_the_go_binding_opens_the_same_store(pg, tiny, tmp_path):
+    """A Go program on the installed library (build/stage, as scripts/test_go.sh
+    uses it) opens the store from an env: location and finds what the CLI finds."""
+    go = shutil.which("go")
+    stage = Path(os.environ.get("SIEVE_STAGE", ROOT / "build" / "stage"))
+    if go is None or not (stage / "lib" / "pkgconfig" / "sieve.pc").is_file():
+        pytest.skip("needs Go and the installed library in build/stage")
+    docs = tmp_path / "docs"
+    make_corpus(docs, 4, seed=29)
+    env = {"SIEVE_TEST_STORE": pg.url_for("golang")}
+    sieve("index", "add", "--store", "env:SIEVE_TEST_STORE", "--model", str(tiny), "--quiet", str(docs), env=env)
+    program = tmp_path / "program"
+    program.mkdir()
+    (program / "main.go").write_text(GO_PROGRAM)
+    (program / "go.mod").write_text("module pgcheck\n\ngo 1.24\n\nrequire github.com/sieve-embed/sieve/bindings/go "
+                                    f"v0.0.0\n\nreplace github.com/sieve-embed/sieve/bindings/go => {ROOT / 'bindings' / 'go'}\n")
+    result = subprocess.run([go, "run", ".", "env:SIEVE_TEST_STORE", str(tiny), "glacier canyon"], cwd=program,
+                            capture_output=True, timeout=600,
+                            env={**os.environ, **env, "GOTOOLCHAIN": "local", "GOFLAGS": "-mod=mod", "CGO_ENABLED": "1",
+                                 "PKG_CONFIG_PATH": str(stage / "lib" / "pkgconfig")})
+    assert result.returncode == 0, result.stderr.decode()[-3000:]
+    got = json.loads(result.stdout)
+    assert got["stats"]["documents"] == 8 and PASSWORD not in result.stdout.decode()
+    assert got["stats"]["folder"] == pg.url_for("golang").replace(PASSWORD, "***")
+    want = search(pg.url_for("golang"), "glacier canyon", "--mode", "bm25", "-k", "3")["hits"]
+    assert [(h["document_id"], h["chunk_index"], round(h["score"], 5)) for h in got["hits"]] == \
+        [(h["document_id"], h["chunk_index"], round(h["score"], 5)) for h in want]
 
 
 # The fast tier shows the same chunks, vector hits and BM25 scores as the SQLite store, whose quality

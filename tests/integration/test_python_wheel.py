@@ -59,7 +59,8 @@ def test_wheel_carries_its_libraries(wheel: Path):
     names = zipfile.ZipFile(wheel).namelist()
     assert any(n.startswith("sieve/_sieve.") and n.endswith(".so") for n in names)
     assert "sieve/libonnxruntime.so.1" in names
-    assert {"sieve/__init__.py", "sieve/errors.py", "sieve/_sieve.pyi", "sieve/py.typed"} <= set(names)
+    assert {"sieve/__init__.py", "sieve/errors.py", "sieve/_sieve.pyi", "sieve/py.typed", "sieve/langchain.py",
+            "sieve/llama_index.py", "sieve/ray.py", "sieve/spark.py", "sieve/_bulk.py"} <= set(names)
     bundled = [n for n in names if n.startswith("sieve_embeddings.libs/")]
     assert any("libpcre2" in n for n in bundled) and any("libutf8proc" in n for n in bundled), bundled
 

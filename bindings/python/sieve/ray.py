@@ -77,7 +77,12 @@ def embed(dataset: "ray.data.Dataset", model: ModelPath, *, column: str = "text"
     each holding `cpus_per_actor` CPUs (a fraction is allowed) and one
     model with that many threads (or `threads`). `batch_size` rows go to
     an actor at a time; the model batches them again by length. Lazy, as
-    Ray Data is: nothing runs until the result is consumed or written."""
+    Ray Data is: nothing runs until the result is consumed or written.
+
+    Ray hands rows to actors a block at a time: a dataset read from one
+    small file is a single block, which one actor embeds while the others
+    wait. Read it with `override_num_blocks` (a few per actor) or
+    `repartition` it first; embed_files does so."""
     check_options(options)
     if batch_size < 1:
         raise InvalidArgument("batch_size must be at least 1")
@@ -110,12 +115,31 @@ class _JsonLines(BlockBasedFileDatasink):
 _READERS = {".parquet": "parquet", ".jsonl": "json", ".json": "json", ".csv": "csv"}
 
 
+def _blocks_for(paths: list[str], actors: Union[int, tuple[int, int]]) -> int | None:
+    """Blocks to read local files as: Ray reads a small input as one block,
+    which one actor would embed alone, so at least 4 per actor; beyond
+    that one per 64 MiB. None (Ray's choice) for what is not a local path."""
+    size = 0
+    for path in paths:
+        if not os.path.exists(path):
+            return None
+        if os.path.isdir(path):
+            size += sum(e.stat().st_size for e in os.scandir(path) if e.is_file())
+        else:
+            size += os.path.getsize(path)
+    most = actors if isinstance(actors, int) else max(actors)
+    return max(4 * most, -(-size // (64 << 20)))
+
+
 def embed_files(source: Union[ModelPath, Sequence[ModelPath]], destination: ModelPath, model: ModelPath, *,
-                output_format: str = "parquet", **embed_options: Any) -> None:
+                output_format: str = "parquet", blocks: int | None = None, **embed_options: Any) -> None:
     """Reads `source` (Parquet, JSON Lines or CSV files, or folders of
     them, told apart by their extension), embeds it with embed() and writes
     `destination`, a folder of Parquet or JSON Lines ("json") files. Both
-    keep every float32 of the vectors exactly."""
+    keep every float32 of the vectors exactly. `blocks` is how many pieces
+    the input is read as (Ray's `override_num_blocks`): unset, 4 per actor
+    or one per 64 MiB of local input, whichever is more, so that every
+    actor has work."""
     paths = [os.fspath(source)] if isinstance(source, (str, os.PathLike)) else [os.fspath(p) for p in source]
     if not paths:
         raise InvalidArgument("no source files")
@@ -129,10 +153,12 @@ def embed_files(source: Union[ModelPath, Sequence[ModelPath]], destination: Mode
     if len(kinds) != 1 or None in kinds:
         raise InvalidArgument(f"cannot tell what {', '.join(paths)} hold{'s' if len(paths) == 1 else ''}: name "
                               "files (or folders of files) ending in .parquet, .jsonl, .json or .csv, of one kind")
+    if blocks is None:
+        blocks = _blocks_for(paths, embed_options.get("actors", 1))
     if output_format not in ("parquet", "json"):
         raise InvalidArgument(f'output_format must be "parquet" or "json", not {output_format!r}')
     reader = getattr(ray.data, f"read_{kinds.pop()}")
-    embedded = embed(reader(paths), model, **embed_options)
+    embedded = embed(reader(paths, override_num_blocks=blocks), model, **embed_options)
     if output_format == "json":
         embedded.write_datasink(_JsonLines(os.fspath(destination)))
     else:

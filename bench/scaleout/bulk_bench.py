@@ -34,6 +34,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 FEW = 64
+BATCH = 512  # rows per batch handed to a worker, in Ray and in Spark
 
 
 def package_dir(build: Path, work: Path) -> Path:
@@ -91,10 +92,10 @@ def main() -> int:
     def ray_job(actors: int):
         def run(source):
             # Half a CPU each: reading the input must still find a CPU on two cores.
-            # A block per batch of work: one small file would be one block, for one actor.
-            dataset = ray.data.read_parquet(str(source), override_num_blocks=4 * actors)
+            # One small file is one block, which one actor would embed alone.
+            dataset = ray.data.read_parquet(str(source)).repartition(4 * actors)
             out = sieve_ray.embed(dataset, model, actors=actors, cpus_per_actor=0.5, threads=1,
-                                  batch_size=128).to_arrow_refs()
+                                  batch_size=BATCH).to_arrow_refs()
             table = pa.concat_tables(ray.get(out)).sort_by("id")
             return np.array(table.column("embedding").to_pylist(), dtype=np.float32)
         return run
@@ -136,7 +137,7 @@ def main() -> int:
         session = (SparkSession.builder.master(f"local[{cores}]").appName(f"sieve-bulk-{cores}")
                    .config("spark.ui.enabled", "false").config("spark.driver.host", "127.0.0.1")
                    .config("spark.driver.bindAddress", "127.0.0.1")
-                   .config("spark.sql.execution.arrow.maxRecordsPerBatch", "128").getOrCreate())
+                   .config("spark.sql.execution.arrow.maxRecordsPerBatch", str(BATCH)).getOrCreate())
         session.sparkContext.setLogLevel("ERROR")
         spark_job(session, cores)(sources["few"])  # warm-up: the JVM's first job compiles its plan
         for _ in range(args.rounds):

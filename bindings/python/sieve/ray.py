@@ -81,8 +81,9 @@ def embed(dataset: "ray.data.Dataset", model: ModelPath, *, column: str = "text"
 
     Ray hands rows to actors a block at a time: a dataset read from one
     small file is a single block, which one actor embeds while the others
-    wait. Read it with `override_num_blocks` (a few per actor) or
-    `repartition` it first; embed_files does so."""
+    wait. `repartition` such a dataset first (a few blocks per actor), as
+    embed_files does. Each batch is sorted by length before it is cut into
+    model batches: larger batches pad less."""
     check_options(options)
     if batch_size < 1:
         raise InvalidArgument("batch_size must be at least 1")
@@ -116,9 +117,10 @@ _READERS = {".parquet": "parquet", ".jsonl": "json", ".json": "json", ".csv": "c
 
 
 def _blocks_for(paths: list[str], actors: Union[int, tuple[int, int]]) -> int | None:
-    """Blocks to read local files as: Ray reads a small input as one block,
-    which one actor would embed alone, so at least 4 per actor; beyond
-    that one per 64 MiB. None (Ray's choice) for what is not a local path."""
+    """Blocks to split a small local input into: Ray reads a small file as
+    one block, which one actor would embed alone, so 4 per actor. None (as
+    Ray reads it) for input that is not local or is over 1 GiB, which Ray
+    reads as many blocks already."""
     size = 0
     for path in paths:
         if not os.path.exists(path):
@@ -127,8 +129,9 @@ def _blocks_for(paths: list[str], actors: Union[int, tuple[int, int]]) -> int | 
             size += sum(e.stat().st_size for e in os.scandir(path) if e.is_file())
         else:
             size += os.path.getsize(path)
-    most = actors if isinstance(actors, int) else max(actors)
-    return max(4 * most, -(-size // (64 << 20)))
+    if size > 1 << 30:
+        return None
+    return 4 * (actors if isinstance(actors, int) else max(actors))
 
 
 def embed_files(source: Union[ModelPath, Sequence[ModelPath]], destination: ModelPath, model: ModelPath, *,
@@ -136,10 +139,10 @@ def embed_files(source: Union[ModelPath, Sequence[ModelPath]], destination: Mode
     """Reads `source` (Parquet, JSON Lines or CSV files, or folders of
     them, told apart by their extension), embeds it with embed() and writes
     `destination`, a folder of Parquet or JSON Lines ("json") files. Both
-    keep every float32 of the vectors exactly. `blocks` is how many pieces
-    the input is read as (Ray's `override_num_blocks`): unset, 4 per actor
-    or one per 64 MiB of local input, whichever is more, so that every
-    actor has work."""
+    keep every float32 of the vectors exactly. `blocks` is how many blocks
+    the input is split into so that every actor has work: unset, 4 per
+    actor for a local input of up to 1 GiB, which Ray would read as one
+    block per file; larger input is left as Ray reads it."""
     paths = [os.fspath(source)] if isinstance(source, (str, os.PathLike)) else [os.fspath(p) for p in source]
     if not paths:
         raise InvalidArgument("no source files")
@@ -157,8 +160,12 @@ def embed_files(source: Union[ModelPath, Sequence[ModelPath]], destination: Mode
         blocks = _blocks_for(paths, embed_options.get("actors", 1))
     if output_format not in ("parquet", "json"):
         raise InvalidArgument(f'output_format must be "parquet" or "json", not {output_format!r}')
-    reader = getattr(ray.data, f"read_{kinds.pop()}")
-    embedded = embed(reader(paths, override_num_blocks=blocks), model, **embed_options)
+    dataset = getattr(ray.data, f"read_{kinds.pop()}")(paths)
+    if blocks:
+        # Splitting blocks needs the input read first, which is cheap for what
+        # _blocks_for splits (a small local input) and the embedding is not.
+        dataset = dataset.repartition(blocks)
+    embedded = embed(dataset, model, **embed_options)
     if output_format == "json":
         embedded.write_datasink(_JsonLines(os.fspath(destination)))
     else:

@@ -68,7 +68,7 @@ budgets='
   Zig and Go bindings          |  800 | 1500
   sanitizer and fuzzer builds  | 1300 | 2400
   unit tests, sanitized        |  150 |  150
-  integration tests, sanitized |  210 |  210
+  integration tests, sanitized |  240 |  240
   fuzzing                      |   60 |  180
   whole run                    | 2400 | 5400
 '

@@ -200,7 +200,8 @@ def spark_session(master: str, package: Path, **config: str):
     for key, value in config.items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()
-    session.sparkContext.setLogLevel("ERROR")
+    # The tests kill workers on purpose: the stack traces Spark logs for them would only be noise.
+    session.sparkContext.setLogLevel("FATAL")
     return session
 
 

@@ -64,7 +64,7 @@ budgets='
   set-up                       |  480 |  480
   fixtures                     |  300 |  720
   unit tests                   |   60 |   60
-  integration and parity tests | 1100 | 2400
+  integration and parity tests | 1300 | 2400
   Zig and Go bindings          |  800 | 1500
   sanitizer and fuzzer builds  | 1300 | 2400
   unit tests, sanitized        |  150 |  150

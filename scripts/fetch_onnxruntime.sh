@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Puts ONNX Runtime (library + C API header) into .deps/onnxruntime using only
-# the ordinary registry clients: Maven for the library, the Go module proxy for
+# the ordinary registry clients: pip for the library, the Go module proxy for
 # the header. Idempotent. CMake uses a system install instead when it finds one.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -15,13 +15,19 @@ fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-echo "fetching onnxruntime $ORT_VERSION (Maven) ..."
-mvn -q -B org.apache.maven.plugins:maven-dependency-plugin:3.6.1:copy \
-  -Dartifact="com.microsoft.onnxruntime:onnxruntime:$ORT_VERSION:jar" \
-  -DoutputDirectory="$work" -Dmdep.overWriteReleases=true
-jar="$work/onnxruntime-$ORT_VERSION.jar"
-[[ -f "$jar" ]] || { echo "error: $jar was not downloaded" >&2; exit 1; }
-(cd "$work" && unzip -q -o "$jar" 'ai/onnxruntime/native/linux-x64/libonnxruntime.so')
+# The native library comes from the PyPI wheel of the same version as the
+# Python reference (onnxruntime/capi/libonnxruntime.so.X.Y.Z: the full C API
+# library, SONAME libonnxruntime.so.1), so both run the very same binary.
+# Maven's Java artifact, used before, stops at 1.29. A throwaway venv gives a
+# pip even where Debian's python3-pip is not installed.
+echo "fetching onnxruntime $ORT_VERSION (PyPI wheel) ..."
+python3 -m venv "$work/venv"
+"$work/venv/bin/python" -m pip download -q --no-deps --only-binary :all: -d "$work" "onnxruntime==$ORT_VERSION"
+wheel="$(ls "$work"/onnxruntime-"$ORT_VERSION"-*.whl 2>/dev/null | head -1)"
+[[ -f "$wheel" ]] || { echo "error: the onnxruntime $ORT_VERSION wheel was not downloaded" >&2; exit 1; }
+(cd "$work" && unzip -q -o "$wheel" "onnxruntime/capi/libonnxruntime.so.$ORT_VERSION")
+lib="$work/onnxruntime/capi/libonnxruntime.so.$ORT_VERSION"
+[[ -f "$lib" ]] || { echo "error: no libonnxruntime.so.$ORT_VERSION in $wheel" >&2; exit 1; }
 
 echo "fetching the C API header ($ORT_HEADER_GO_MODULE@$ORT_HEADER_GO_MODULE_VERSION) ..."
 moddir="$(cd "$work" && GOFLAGS=-mod=mod go mod download -json "$ORT_HEADER_GO_MODULE@$ORT_HEADER_GO_MODULE_VERSION" |
@@ -32,7 +38,7 @@ rm -rf "$dest.tmp"
 mkdir -p "$dest.tmp/include" "$dest.tmp/lib"
 # The C API header includes its companion headers (e.g. onnxruntime_ep_c_api.h).
 cp "$moddir"/onnxruntime_*api.h "$dest.tmp/include/"
-cp "$work/ai/onnxruntime/native/linux-x64/libonnxruntime.so" "$dest.tmp/lib/libonnxruntime.so.1"
+cp "$lib" "$dest.tmp/lib/libonnxruntime.so.1"
 # The library's SONAME is libonnxruntime.so.1; the plain name is for the linker.
 ln -s libonnxruntime.so.1 "$dest.tmp/lib/libonnxruntime.so"
 chmod -R u+w "$dest.tmp"

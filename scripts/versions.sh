@@ -1,7 +1,7 @@
 # The one place where pinned third-party versions live; sourced by the other scripts.
-# ONNX Runtime: the native library (Maven artifact com.microsoft.onnxruntime:onnxruntime)
+# ONNX Runtime: the native library (taken from the PyPI wheel onnxruntime)
 # and the Python package used by reference tests are the same version.
-ORT_VERSION=1.29.0
+ORT_VERSION=1.32.0
 # The ORT C API header comes from the Go module github.com/yalue/onnxruntime_go,
 # which ships onnxruntime_c_api.h (API version 24); a newer library serves older
 # API versions, so this header works with ORT_VERSION.

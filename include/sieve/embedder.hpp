@@ -138,6 +138,11 @@ struct ModelInfo {
   std::vector<std::string> providers;
   int intra_op_threads = 0;
   std::string onnxruntime_version;
+  // The graph's fused transformer operators (Attention, SkipLayerNormalization,
+  // BiasGelu, ...) with their node counts, as the ONNX file holds them.
+  std::vector<std::pair<std::string, int>> fused_operators;
+  // Non-empty when the graph's attention is left unfused: what and how to fix it.
+  std::string fusion_note;
   std::size_t model_dimension = 0;  // of the model's output, before truncation
   // From config_sentence_transformers.json (prompts sorted by name).
   std::vector<std::pair<std::string, std::string>> prompts;

@@ -144,6 +144,9 @@ int run_info(const InfoArgs& args) {
     doc["providers"] = info.providers;
     doc["intra_op_threads"] = info.intra_op_threads;
     doc["onnxruntime_version"] = info.onnxruntime_version;
+    doc["fused_operators"] = nlohmann::json::object();
+    for (const auto& [op, n] : info.fused_operators) doc["fused_operators"][op] = n;
+    if (!info.fusion_note.empty()) doc["unfused"] = info.fusion_note;
     doc["vocab_size"] = vocab_size;
     std::cout << doc.dump(2) << '\n';
     return 0;
@@ -177,6 +180,10 @@ int run_info(const InfoArgs& args) {
               << "normalize:   " << (info.normalize ? "yes (L2)" : "no") << '\n'
               << "dimension:   " << info.dimension << '\n';
   }
+  std::string fused;
+  for (const auto& [op, n] : info.fused_operators) fused += (fused.empty() ? "" : ", ") + op + " " + std::to_string(n);
+  std::cout << "graph:       " << (fused.empty() ? std::string("no fused operators") : "fused " + fused) << '\n';
+  if (!info.fusion_note.empty()) std::cout << "             not fused: " << info.fusion_note << '\n';
   std::cout << "max length:  " << info.max_length << " tokens\n"
             << "vocabulary:  " << vocab_size << " tokens\n"
             << "providers:   ";

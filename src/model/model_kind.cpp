@@ -17,6 +17,8 @@ namespace fs = std::filesystem;
 // Field numbers of onnx.proto (ModelProto, GraphProto, ValueInfoProto,
 // TypeProto, TensorShapeProto, TensorProto, StringStringEntryProto).
 constexpr std::uint32_t kModelGraph = 7;
+constexpr std::uint32_t kGraphNode = 1;
+constexpr std::uint32_t kNodeOpType = 4;
 constexpr std::uint32_t kGraphInitializer = 5;
 constexpr std::uint32_t kGraphInput = 11;
 constexpr std::uint32_t kGraphOutput = 12;
@@ -205,7 +207,15 @@ OnnxSummary read_onnx_summary(const fs::path& onnx_file) {
     have_graph = true;
     read_message(model, [&](std::uint32_t f, std::uint32_t w, WireReader& graph) {
       if (w != kLengthDelimited) return graph.skip(w);
-      if (f == kGraphInput) {
+      if (f == kGraphNode) {
+        read_message(graph, [&](std::uint32_t f2, std::uint32_t w2, WireReader& node) {
+          if (f2 == kNodeOpType && w2 == kLengthDelimited) {
+            ++summary.operators[node.bytes()];
+          } else {
+            node.skip(w2);
+          }
+        });
+      } else if (f == kGraphInput) {
         summary.inputs.push_back(read_value_info(graph));
       } else if (f == kGraphOutput) {
         summary.outputs.push_back(read_value_info(graph));

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,7 @@ struct OnnxSummary {
   std::vector<OnnxTensor> inputs;
   std::vector<OnnxTensor> outputs;
   std::vector<std::filesystem::path> external_data;  // unique, relative to the ONNX file's folder
+  std::map<std::string, int> operators;              // op_type -> nodes in the main graph
 };
 
 OnnxSummary read_onnx_summary(const std::filesystem::path& onnx_file);

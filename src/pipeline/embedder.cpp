@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "logging.hpp"
+#include "model/graph_fusion.hpp"
 #include "model/model_folder.hpp"
 #include "model/modules/normalize_module.hpp"
 #include "pipeline/batching.hpp"
@@ -520,6 +521,9 @@ Embedder Embedder::load(const std::filesystem::path& folder_path, const Embedder
   info.providers = impl->session.providers();
   info.intra_op_threads = impl->session.intra_op_threads();
   info.onnxruntime_version = runtime::onnxruntime_version();
+  auto fusion = model::describe_fusion(info.onnx_file);
+  info.fused_operators = std::move(fusion.fused);
+  info.fusion_note = std::move(fusion.unfused);
 
   // The pipeline pads per batch itself; the file's own padding (often a
   // fixed 128) would only waste compute, and truncation follows the model.

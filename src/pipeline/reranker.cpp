@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 
+#include "model/graph_fusion.hpp"
 #include "model/llm_reranker.hpp"
 #include "model/model_folder.hpp"
 #include "pipeline/batching.hpp"
@@ -365,6 +366,9 @@ Reranker Reranker::load(const fs::path& folder_path, const RerankerOptions& opti
   info.providers = impl->session.providers();
   info.intra_op_threads = impl->session.intra_op_threads();
   info.onnxruntime_version = runtime::onnxruntime_version();
+  auto fusion = model::describe_fusion(info.onnx_file);
+  info.fused_operators = std::move(fusion.fused);
+  info.fusion_note = std::move(fusion.unfused);
 
   // Batches are padded here; the file's own padding would only add work.
   impl->tokenizer.set_padding(std::nullopt);

@@ -294,15 +294,50 @@ def test_quantized_models_are_smaller_and_int8(variants):
 
 # ---- optimizer checks
 
+def unfusable_copy(folder: Path, out: Path) -> Path:
+    """A copy of a tools/bert_onnx.py folder whose attention mask is built as
+    older exports built it (one Unsqueeze over axes 1 and 2), a chain ONNX
+    Runtime's attention fusion does not match: the same numbers, left unfused."""
+    import numpy as np
+    import onnx
+    from onnx import helper, numpy_helper
+
+    shutil.copytree(folder, out)
+    model = onnx.load(str(out / "model.onnx"))
+    nodes = list(model.graph.node)
+    first = next(n for n in nodes if n.op_type == "Unsqueeze" and n.input[0] == "attention_mask")
+    second = next(n for n in nodes if n.op_type == "Unsqueeze" and n.input[0] == first.output[0])
+    model.graph.initializer.append(numpy_helper.from_array(np.array([1, 2], dtype=np.int64), "test_axes_12"))
+    merged = helper.make_node("Unsqueeze", ["attention_mask", "test_axes_12"], [second.output[0]], name="test_mask_4d")
+    index = nodes.index(first)
+    del model.graph.node[:]
+    model.graph.node.extend(nodes[:index] + [merged] + [n for n in nodes[index + 1:] if n is not second])
+    onnx.checker.check_model(model)
+    onnx.save(model, str(out / "model.onnx"))
+    return out
+
+
 def test_optimize_fails_when_fusions_are_missing(sources, tmp_path):
-    """tools/bert_onnx.py's graph is not one the fusion patterns recognise:
-    without --allow-missing-fusions, O2 must fail, naming what is missing."""
-    result = sieve_export("optimize", str(sources["tiny-embedder"]), "--out", str(tmp_path / "o2"),
-                          "--level", "O2", check=False)
+    """A graph the fusion patterns do not recognise: without
+    --allow-missing-fusions, O2 must fail, naming what is missing; and Sieve
+    itself says the graph's attention is unfused."""
+    plain = unfusable_copy(sources["tiny-embedder"], tmp_path / "plain")
+    result = sieve_export("optimize", str(plain), "--out", str(tmp_path / "o2"), "--level", "O2", check=False)
     assert result.returncode == 1
     err = result.stderr.decode()
     assert "did not produce the expected fusions" in err and "Attention" in err, err
     assert not (tmp_path / "o2").exists()
+    info = json.loads(run_sieve("info", "--model", str(plain), "--json").stdout)
+    assert info["fused_operators"] == {} and "2 attention blocks" in info["unfused"], info
+
+
+def test_the_exporters_graph_fuses_and_sieve_lists_the_fused_operators(sources, tmp_path):
+    """tools/bert_onnx.py writes the mask as Hugging Face does, so O2 fuses
+    every layer, and `sieve info` lists what was fused."""
+    sieve_export("optimize", str(sources["tiny-embedder"]), "--out", str(tmp_path / "o2"), "--level", "O2")
+    info = json.loads(run_sieve("info", "--model", str(tmp_path / "o2"), "--json").stdout)
+    assert info["fused_operators"]["Attention"] == 2 and "unfused" not in info, info
+    assert info["fused_operators"]["SkipLayerNormalization"] >= 2, info
 
 
 def test_optimize_json_counts(sources, tmp_path):

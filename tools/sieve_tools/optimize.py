@@ -173,3 +173,118 @@ def format_counts(report: dict) -> str:
     for m in report["missing_fusions"]:
         lines.append(f"  missing: {m}")
     return "\n".join(lines)
+
+
+# ---- the fused graph Sieve writes by default (export, the set-up's model)
+
+# What the default graph fuses: each layer's attention into one Attention
+# operator and the FFN's bias + GELU into BiasGelu. SkipLayerNormalization
+# (residual Add + LayerNormalization) is left out: with ONNX Runtime 1.32's
+# CPU kernels it was slower than the Add and LayerNormalization it replaces
+# (bench/RESULTS.md, "Fused graphs"), while Attention and BiasGelu gained.
+DEFAULT_FUSIONS = ("Attention", "BiasGelu")
+
+
+def _probe_feed(session, vocab_size: int) -> dict:
+    """Inputs that exercise padding: three rows of 23, 9 and 1 real tokens."""
+    import numpy as np
+
+    rng = np.random.default_rng(1234)
+    lengths = [23, 9, 1]
+    batch, seq = len(lengths), max(lengths)
+    mask = np.zeros((batch, seq), dtype=np.int64)
+    for row, n in enumerate(lengths):
+        mask[row, :n] = 1
+    ids = rng.integers(min(1000, vocab_size - 1), vocab_size, size=(batch, seq)).astype(np.int64) * mask
+    values = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+    feed = {}
+    for item in session.get_inputs():
+        if item.name not in values:
+            raise ToolError(f"input {item.name!r} is not one a BERT-like encoder takes")
+        feed[item.name] = values[item.name]
+    return feed
+
+
+def fused_parity(original: Path, fused, vocab_size: int) -> float:
+    """Largest difference between the two graphs' outputs on padded probe
+    inputs (real tokens only for per-token outputs)."""
+    import numpy as np
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    a = ort.InferenceSession(str(original), options, providers=["CPUExecutionProvider"])
+    b = ort.InferenceSession(fused.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    feed = _probe_feed(a, vocab_size)
+    worst = 0.0
+    for x, y in zip(a.run(None, feed), b.run(None, feed)):
+        if x.shape != y.shape:
+            return float("inf")
+        diff = np.abs(x.astype(np.float64) - y.astype(np.float64))
+        if diff.ndim == 3 and diff.shape[:2] == feed["attention_mask"].shape:
+            diff = diff[feed["attention_mask"].astype(bool)]
+        worst = max(worst, float(diff.max()) if diff.size else 0.0)
+    return worst
+
+
+def fuse_graph(onnx_file: Path, config: dict, *, atol: float = 1e-4) -> dict:
+    """Replace `onnx_file` with its fused graph (DEFAULT_FUSIONS) when ONNX
+    Runtime's transformer optimizer fuses every layer and the outputs agree
+    within `atol`; otherwise leave it as it is. Returns what happened:
+    {"fused": bool, "fused_operators": {...}, "max_difference": float, "reason": str}."""
+    import logging
+
+    import onnx
+
+    onnx_file = Path(onnx_file)
+    model_type = str(config.get("model_type") or "")
+    if MODEL_TYPES.get(model_type) != "bert":
+        return {"fused": False, "reason": f"model_type {model_type!r} is not a BERT-like encoder"}
+    if _has_external_data(onnx_file):
+        return {"fused": False, "reason": "weights in external data (a model over 2 GB) are left unfused"}
+    heads = int(config.get("num_attention_heads", 0) or 0)
+    hidden = int(config.get("hidden_size", 0) or 0)
+    layers = int(config.get("num_hidden_layers", 0) or 0)
+    if heads <= 0 or hidden <= 0 or layers <= 0:
+        return {"fused": False, "reason": "config.json lacks num_attention_heads, hidden_size or num_hidden_layers"}
+
+    from onnxruntime.transformers.fusion_options import FusionOptions
+    from onnxruntime.transformers.optimizer import optimize_model
+
+    with tempfile.TemporaryDirectory(prefix="sieve-fuse-") as work:
+        basic = Path(work) / "basic.onnx"
+        ort_optimize(onnx_file, basic, level=1)
+        options = FusionOptions("bert")
+        options.enable_skip_layer_norm = False
+        # The optimizer logs its guesses about the exporter at warning level.
+        quiet = logging.getLogger("onnxruntime.transformers")
+        previous = quiet.level
+        quiet.setLevel(logging.ERROR)
+        try:
+            optimized = optimize_model(str(basic), model_type="bert", num_heads=heads, hidden_size=hidden,
+                                       opt_level=0, optimization_options=options, use_gpu=False)
+        finally:
+            quiet.setLevel(previous)
+        model = optimized.model
+    counts = {op: n for op, n in fused_operator_counts(model).items() if n}
+    report: dict = {"fused": False, "fused_operators": counts}
+    attention = counts.get("Attention", 0) + counts.get("MultiHeadAttention", 0)
+    if attention < layers:
+        report["reason"] = f"attention fused in {attention} of {layers} layers"
+        return report
+    vocab = int(config.get("vocab_size", 0) or 0) or 30522
+    difference = fused_parity(onnx_file, model, vocab)
+    report["max_difference"] = difference
+    if not difference <= atol:
+        report["reason"] = f"the fused graph's outputs differ by {difference:.3g} (more than {atol:g})"
+        return report
+    onnx.save(model, str(onnx_file))
+    report["fused"] = True
+    return report
+
+
+def format_fusion(report: dict) -> str:
+    counts = ", ".join(f"{op} {n}" for op, n in report.get("fused_operators", {}).items()) or "none"
+    if report.get("fused"):
+        return f"fused graph ({counts}; largest output difference {report['max_difference']:.2g})"
+    return f"graph left unfused: {report.get('reason', 'unknown')} (fused operators found: {counts})"

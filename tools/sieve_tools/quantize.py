@@ -43,6 +43,10 @@ METHODS = ("minmax", "entropy", "percentile")
 # tables (Gather, or the fused EmbedLayerNormalization) in dynamic mode.
 DYNAMIC_OP_TYPES = ("MatMul", "Attention", "Gather", "EmbedLayerNormalization")
 STATIC_OP_TYPES = ("MatMul", "Gather")
+# ONNX's shape inference gives no types for the outputs of ONNX Runtime's
+# fused operators (Attention, BiasGelu, ...), so a fused graph's tensors would
+# be untyped to the quantizer; every float tensor of these models is float32.
+_FLOAT_DEFAULT = {"DefaultTensorType": 1}  # onnx.TensorProto.FLOAT
 
 
 def preprocess(source: Path, dest: Path) -> Path:
@@ -131,7 +135,7 @@ def quantize(src: Path, out: Path, *, mode: str = "dynamic", config: str = "avx5
                 quantize_dynamic(str(model_in), str(tmp / "model.onnx"), op_types_to_quantize=types,
                                  per_channel=per_channel, reduce_range=preset["reduce_range"],
                                  weight_type=weight_type, nodes_to_exclude=excluded,
-                                 extra_options={"MatMulConstBOnly": True})
+                                 extra_options={"MatMulConstBOnly": True, **_FLOAT_DEFAULT})
             else:
                 types = list(op_types or STATIC_OP_TYPES)
                 names = [i.name for i in ort.InferenceSession(str(model_in), providers=["CPUExecutionProvider"])
@@ -145,7 +149,7 @@ def quantize(src: Path, out: Path, *, mode: str = "dynamic", config: str = "avx5
                                 reduce_range=preset["reduce_range"], activation_type=QuantType.QUInt8,
                                 weight_type=weight_type, calibrate_method=calibrate, nodes_to_exclude=excluded,
                                 extra_options={"ActivationSymmetric": False, "WeightSymmetric": True,
-                                               "MatMulConstBOnly": True})
+                                               "MatMulConstBOnly": True, **_FLOAT_DEFAULT})
             report["op_types"] = types
 
     write_folder(src, out, write)

@@ -149,7 +149,7 @@ def weights_digest(weights: dict[str, np.ndarray]) -> str:
 def _stamp(tokenizer_path: Path) -> str:
     h = hashlib.sha256()
     here = Path(__file__).resolve().parent
-    for name in ("make_cross_encoder.py", "bert_onnx.py"):
+    for name in ("make_cross_encoder.py", "bert_onnx.py", "sieve_tools/optimize.py"):
         h.update((here / name).read_bytes())
     h.update(tokenizer_path.read_bytes())
     return h.hexdigest()
@@ -194,6 +194,10 @@ def make(out_dir: Path, tokenizer_path: Path, force: bool = False, name: str = F
     try:
         model = bert_onnx.build_bert_graph(weights, cfg, classifier=True, graph_name=name)
         bert_onnx.save_model(model, tmp / "model.onnx")
+        # Fused as the folders Sieve makes for users are (sieve-export export, the set-up's model).
+        from sieve_tools.optimize import format_fusion, fuse_graph
+
+        print(f"{name}: {format_fusion(fuse_graph(tmp / 'model.onnx', cfg))}")
         save_file(weights, str(tmp / "model.safetensors"), metadata={"format": "pt"})
         os.chmod(tmp / "model.safetensors", 0o644)  # safetensors writes 0600
         shutil.copyfile(tokenizer_path, tmp / "tokenizer.json")

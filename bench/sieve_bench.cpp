@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   int threads = 0;
   double min_seconds = 3;
   bool memory_pattern = false;
+  bool no_spinning = false;
   std::vector<std::string> providers;
   app.add_option("--model", model, "Model folder")->required();
   app.add_option("--sentences", sentences_file, "One sentence per line")->required();
@@ -43,6 +44,7 @@ int main(int argc, char** argv) {
   app.add_option("--threads", threads, "Intra-op threads (0: physical cores)");
   app.add_option("--min-seconds", min_seconds, "Minimum measuring time per configuration");
   app.add_flag("--memory-pattern", memory_pattern, "Enable ORT memory patterns (off by default in Sieve)");
+  app.add_flag("--no-spinning", no_spinning, "Intra-op threads sleep instead of spinning while they wait");
   app.add_option("--provider", providers, "Execution provider, in order (as sieve embed --provider); strict");
   CLI11_PARSE(app, argc, argv);
 
@@ -56,6 +58,7 @@ int main(int argc, char** argv) {
     sieve::EmbedderOptions options;
     options.runtime.intra_op_threads = threads;
     options.runtime.memory_pattern = memory_pattern;
+    options.runtime.spinning = !no_spinning;
     // A benchmark must measure the provider it names, never a silent CPU fallback.
     options.runtime.strict_providers = !providers.empty();
     for (const auto& p : providers) options.runtime.providers.push_back(sieve::parse_provider_spec(p));

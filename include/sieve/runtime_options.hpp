@@ -28,6 +28,12 @@ struct RuntimeOptions {
   // they only grow, so they are off unless asked for.
   bool memory_pattern = false;
   bool cpu_arena = true;
+  // Whether the session's intra-op threads spin while they wait for work:
+  // lower latency on an otherwise idle machine, but the spinning holds cores
+  // that tokenization, the HTTP server or other processes could use (see
+  // bench/RESULTS.md, "Session settings"). With shared_thread_pool the shared
+  // pools always spin, as ONNX Runtime sets them up.
+  bool spinning = true;
   // Run on ONNX Runtime's process-wide thread pools, shared by every session
   // created with this flag, instead of the session's own threads, so that
   // several models loaded at once do not oversubscribe the cores. The first

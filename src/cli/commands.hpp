@@ -30,6 +30,7 @@ struct ModelOptions {
   std::vector<std::string> providers;
   bool strict_providers = false;
   std::string optimization = "all";
+  bool no_spinning = false;
 };
 void add_model_options(CLI::App& command, ModelOptions& options);
 // The same without --model: threads, providers, optimization.

@@ -110,6 +110,9 @@ Session::Session(const std::filesystem::path& model, const RuntimeOptions& optio
     check(ort().SetIntraOpNumThreads(session_options.get(), intra_op_threads_), "setting intra-op threads");
     check(ort().SetInterOpNumThreads(session_options.get(), std::max(1, options.inter_op_threads)),
           "setting inter-op threads");
+    check(ort().AddSessionConfigEntry(session_options.get(), "session.intra_op.allow_spinning",
+                                      options.spinning ? "1" : "0"),
+          "setting intra-op spinning");
   }
   check(ort().SetSessionGraphOptimizationLevel(session_options.get(), ort_level(options.graph_optimization)),
         "setting the optimization level");

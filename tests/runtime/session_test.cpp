@@ -32,6 +32,27 @@ TEST(Session, RunsWithBorrowedBuffers) {
   EXPECT_EQ(out.shape(), (std::vector<std::int64_t>{2, 3, 32}));
 }
 
+TEST(Session, SleepingThreadsGiveTheSameOutput) {
+  // Spinning only changes how idle threads wait, never what is computed.
+  RuntimeOptions sleeping;
+  sleeping.intra_op_threads = 2;
+  sleeping.spinning = false;
+  RuntimeOptions spinning = sleeping;
+  spinning.spinning = true;
+  const auto path = testing::fixtures_dir() / "tiny-bert-tokens/model.onnx";
+  const Session a(path, sleeping);
+  const Session b(path, spinning);
+  const std::vector<std::int64_t> ids = {101, 7592, 2088, 102, 101, 102, 0, 0};
+  const std::vector<std::int64_t> mask = {1, 1, 1, 1, 1, 1, 0, 0};
+  const std::vector<std::int64_t> types(8, 0);
+  const std::vector<Int64Input> inputs = {{0, ids.data(), {2, 4}}, {1, mask.data(), {2, 4}}, {2, types.data(), {2, 4}}};
+  const auto x = a.run(inputs, 0);
+  const auto y = b.run(inputs, 0);
+  ASSERT_EQ(x.shape(), (std::vector<std::int64_t>{2, 4, 32}));
+  ASSERT_EQ(x.shape(), y.shape());
+  for (std::size_t i = 0; i < 2 * 4 * 32; ++i) EXPECT_EQ(x.data()[i], y.data()[i]) << i;
+}
+
 TEST(Session, WrongShapesAreErrors) {
   const Session s(testing::fixtures_dir() / "tiny-bert-tokens/model.onnx", RuntimeOptions{});
   const std::vector<std::int64_t> ids = {101, 102};

@@ -56,52 +56,50 @@ std::int64_t scalar_int8(std::uint64_t iterations) {
 // Lanes are summed through memory, in order, which keeps FP32 sums exact.
 // Accumulator k starts at k: identical chains would let the compiler keep
 // one and copy it, measuring latency instead of throughput.
-#define SIEVE_FP32_KERNEL(NAME, TARGET, VEC, LANES, SET1, FMA, STORE)                 \
-  __attribute__((target(TARGET))) double NAME(std::uint64_t iterations) {                \
-    const VEC a = SET1(kStep);                                                           \
-    const VEC b = SET1(g_one);                                                           \
-    double total = 0;                                                                    \
-    for (std::uint64_t done = 0; done < iterations; done += kBlock) {                    \
-      VEC acc[kAccumulators];                                                            \
-      for (int k = 0; k < kAccumulators; ++k) acc[k] = SET1(static_cast<float>(k));      \
-      const std::uint64_t n = std::min(kBlock, iterations - done);                       \
-      for (std::uint64_t i = 0; i < n; ++i) {                                            \
-        _Pragma("GCC unroll 12") for (auto& v : acc) v = FMA(a, b, v);                   \
-      }                                                                                  \
-      alignas(64) float lanes[LANES];                                                    \
-      for (int k = 0; k < kAccumulators; ++k) {                                          \
-        STORE(lanes, acc[k]);                                                            \
-        for (const float f : lanes) total += f - static_cast<float>(k);                  \
-      }                                                                                  \
-    }                                                                                    \
-    return total;                                                                        \
+#define SIEVE_FP32_KERNEL(NAME, TARGET, VEC, LANES, SET1, FMA, STORE)               \
+  __attribute__((target(TARGET))) double NAME(std::uint64_t iterations) {           \
+    const VEC a = SET1(kStep);                                                      \
+    const VEC b = SET1(g_one);                                                      \
+    double total = 0;                                                               \
+    for (std::uint64_t done = 0; done < iterations; done += kBlock) {               \
+      VEC acc[kAccumulators];                                                       \
+      for (int k = 0; k < kAccumulators; ++k) acc[k] = SET1(static_cast<float>(k)); \
+      const std::uint64_t n = std::min(kBlock, iterations - done);                  \
+      for (std::uint64_t i = 0; i < n; ++i) {                                       \
+        _Pragma("GCC unroll 12") for (auto& v : acc) v = FMA(a, b, v);              \
+      }                                                                             \
+      alignas(64) float lanes[LANES];                                               \
+      for (int k = 0; k < kAccumulators; ++k) {                                     \
+        STORE(lanes, acc[k]);                                                       \
+        for (const float f : lanes) total += f - static_cast<float>(k);             \
+      }                                                                             \
+    }                                                                               \
+    return total;                                                                   \
   }
 
-SIEVE_FP32_KERNEL(avx512_fp32, "avx512f", __m512, 16, _mm512_set1_ps, _mm512_fmadd_ps,
-                  _mm512_store_ps)
-SIEVE_FP32_KERNEL(avx2_fp32, "avx2,fma", __m256, 8, _mm256_set1_ps, _mm256_fmadd_ps,
-                  _mm256_store_ps)
+SIEVE_FP32_KERNEL(avx512_fp32, "avx512f", __m512, 16, _mm512_set1_ps, _mm512_fmadd_ps, _mm512_store_ps)
+SIEVE_FP32_KERNEL(avx2_fp32, "avx2,fma", __m256, 8, _mm256_set1_ps, _mm256_fmadd_ps, _mm256_store_ps)
 #undef SIEVE_FP32_KERNEL
 
-#define SIEVE_INT8_KERNEL(NAME, TARGET, VEC, LANES, SET1, SET1_32, STEP, STORE)                 \
-  __attribute__((target(TARGET))) std::int64_t NAME(std::uint64_t iterations) {         \
-    const VEC u = SET1(static_cast<char>(g_one_u8));                                     \
-    const VEC s = SET1(static_cast<char>(g_one_s8));                                     \
-    std::int64_t total = 0;                                                              \
-    for (std::uint64_t done = 0; done < iterations; done += kBlock) {                    \
-      VEC acc[kAccumulators];                                                            \
-      for (int k = 0; k < kAccumulators; ++k) acc[k] = SET1_32(k);                       \
-      const std::uint64_t n = std::min(kBlock, iterations - done);                       \
-      for (std::uint64_t i = 0; i < n; ++i) {                                            \
-        _Pragma("GCC unroll 12") for (auto& v : acc) v = STEP(v, u, s);                  \
-      }                                                                                  \
-      alignas(64) std::int32_t lanes[LANES];                                             \
-      for (int k = 0; k < kAccumulators; ++k) {                                          \
-        STORE(reinterpret_cast<VEC*>(lanes), acc[k]);                                    \
-        for (const std::int32_t x : lanes) total += x - k;                               \
-      }                                                                                  \
-    }                                                                                    \
-    return total;                                                                        \
+#define SIEVE_INT8_KERNEL(NAME, TARGET, VEC, LANES, SET1, SET1_32, STEP, STORE) \
+  __attribute__((target(TARGET))) std::int64_t NAME(std::uint64_t iterations) { \
+    const VEC u = SET1(static_cast<char>(g_one_u8));                            \
+    const VEC s = SET1(static_cast<char>(g_one_s8));                            \
+    std::int64_t total = 0;                                                     \
+    for (std::uint64_t done = 0; done < iterations; done += kBlock) {           \
+      VEC acc[kAccumulators];                                                   \
+      for (int k = 0; k < kAccumulators; ++k) acc[k] = SET1_32(k);              \
+      const std::uint64_t n = std::min(kBlock, iterations - done);              \
+      for (std::uint64_t i = 0; i < n; ++i) {                                   \
+        _Pragma("GCC unroll 12") for (auto& v : acc) v = STEP(v, u, s);         \
+      }                                                                         \
+      alignas(64) std::int32_t lanes[LANES];                                    \
+      for (int k = 0; k < kAccumulators; ++k) {                                 \
+        STORE(reinterpret_cast<VEC*>(lanes), acc[k]);                           \
+        for (const std::int32_t x : lanes) total += x - k;                      \
+      }                                                                         \
+    }                                                                           \
+    return total;                                                               \
   }
 
 // Without VNNI: u8 x s8 pairs summed to int16 (vpmaddubsw), then pairs of
@@ -217,11 +215,13 @@ std::int64_t run_int8(std::uint64_t iterations) {
 }
 
 PeakResult measure_fp32_peak(int threads, double seconds, int rounds) {
-  return measure(fp32_kernel(), [](std::uint64_t n) { (void)run_fp32(n); }, threads, seconds, rounds);
+  return measure(
+      fp32_kernel(), [](std::uint64_t n) { (void)run_fp32(n); }, threads, seconds, rounds);
 }
 
 PeakResult measure_int8_peak(int threads, double seconds, int rounds) {
-  return measure(int8_kernel(), [](std::uint64_t n) { (void)run_int8(n); }, threads, seconds, rounds);
+  return measure(
+      int8_kernel(), [](std::uint64_t n) { (void)run_int8(n); }, threads, seconds, rounds);
 }
 
 }  // namespace sieve::bench

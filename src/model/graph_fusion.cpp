@@ -11,12 +11,20 @@ namespace {
 
 // ONNX Runtime's fused transformer operators (com.microsoft contrib ops, and
 // ONNX's own Gelu), in the order a report lists them.
-constexpr std::array<std::string_view, 14> kFusedOperators = {
-    "Attention",          "MultiHeadAttention",    "GroupQueryAttention",
-    "PackedAttention",    "EmbedLayerNormalization", "SkipLayerNormalization",
-    "SkipSimplifiedLayerNormalization", "BiasGelu", "FastGelu",
-    "Gelu",               "QuickGelu",             "BiasSplitGelu",
-    "RotaryEmbedding",    "FusedMatMul"};
+constexpr std::array<std::string_view, 14> kFusedOperators = {"Attention",
+                                                              "MultiHeadAttention",
+                                                              "GroupQueryAttention",
+                                                              "PackedAttention",
+                                                              "EmbedLayerNormalization",
+                                                              "SkipLayerNormalization",
+                                                              "SkipSimplifiedLayerNormalization",
+                                                              "BiasGelu",
+                                                              "FastGelu",
+                                                              "Gelu",
+                                                              "QuickGelu",
+                                                              "BiasSplitGelu",
+                                                              "RotaryEmbedding",
+                                                              "FusedMatMul"};
 
 constexpr std::array<std::string_view, 4> kAttentionOperators = {"Attention", "MultiHeadAttention",
                                                                  "GroupQueryAttention", "PackedAttention"};

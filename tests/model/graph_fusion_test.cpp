@@ -54,8 +54,8 @@ TEST(GraphFusion, AFusedEncoderListsItsOperatorsInAFixedOrder) {
 TEST(GraphFusion, PartialFusionStillNamesTheUnfusedAttention) {
   // SkipLayerNormalization and BiasGelu fused, attention left as Softmax:
   // what ONNX Runtime's optimizer does to a graph whose mask it does not match.
-  const FusionReport report = describe_fusion(std::map<std::string, int>{
-      {"Softmax", 1}, {"SkipLayerNormalization", 3}, {"BiasGelu", 1}});
+  const FusionReport report =
+      describe_fusion(std::map<std::string, int>{{"Softmax", 1}, {"SkipLayerNormalization", 3}, {"BiasGelu", 1}});
   EXPECT_EQ(report.fused.size(), 2U);
   EXPECT_NE(report.unfused.find("1 attention block (Softmax)"), std::string::npos) << report.unfused;
 }

@@ -86,6 +86,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--method", default="minmax", choices=["minmax", "entropy", "percentile"])
     p.add_argument("--exclude-nodes", default=None, metavar="REGEX",
                    help="keep in float the nodes whose name matches REGEX (e.g. 'output/dense')")
+    p.add_argument("--blockwise-nodes", default=None, metavar="REGEX",
+                   help="dynamic: MatMuls whose node names match REGEX are quantized block-wise (8-bit MatMulNBits, "
+                        "activations quantized per block): more accurate where activations have outlier channels, "
+                        "e.g. 'layer\\.[0-9]+/output/dense' for BERT's FFN output projections")
+    p.add_argument("--block-size", type=int, default=128, help="--blockwise-nodes: block length (default 128)")
     p.add_argument("--no-preprocess", action="store_true", help="skip quant_pre_process")
     p.add_argument("--json", action="store_true")
 
@@ -155,12 +160,15 @@ def main(argv: list[str] | None = None) -> int:
                               per_channel=args.per_channel, op_types=args.op_types, calibration=args.calibration,
                               calibration_size=args.calibration_size, calibration_skip=args.calibration_skip,
                               method=args.method, pre_process=not args.no_preprocess,
-                              exclude_nodes=args.exclude_nodes)
+                              exclude_nodes=args.exclude_nodes, blockwise_nodes=args.blockwise_nodes,
+                              block_size=args.block_size)
             if args.json:
                 _print_json(result)
             else:
                 print(f"{args.out}: INT8 {args.mode} ({args.config}, weights {result['weight_type']}"
-                      f"{', per channel' if args.per_channel else ''}; ops {' '.join(result['op_types'])})")
+                      f"{', per channel' if args.per_channel else ''}; ops {' '.join(result['op_types'])}"
+                      + (f"; {len(result['blockwise_nodes'])} MatMuls block-wise, blocks of {result['block_size']}"
+                         if "blockwise_nodes" in result else "") + ")")
         elif args.command == "convert-weights":
             from .model_folder import convert_module_weights
 

@@ -3,6 +3,7 @@
 #include "capi/status.hpp"
 #include "runtime/environment.hpp"
 #include "sieve/logging.hpp"
+#include "sieve/version.hpp"
 
 extern "C" {
 
@@ -11,7 +12,7 @@ uint32_t sieve_abi_version(void) {
 }
 
 const char* sieve_version(void) {
-  return SIEVE_VERSION_STRING;
+  return sieve::version();
 }
 
 const char* sieve_onnxruntime_version(void) {

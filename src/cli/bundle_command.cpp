@@ -10,6 +10,8 @@ Action add_bundle_command(CLI::App& app) {
       "bundle",
       "Make a self-contained folder: this sieve binary, libsieve.so, ONNX Runtime, the other shared "
       "libraries it loads, and a model folder; it runs on another Debian 12 machine with no installation");
+  add_examples(*command, {"sieve bundle --model models/all-MiniLM-L6-v2 --out sieve-app && sieve-app/bin/sieve embed "
+                          "--model sieve-app/models/all-MiniLM-L6-v2 \"runs anywhere\""});
   auto options = std::make_shared<BundleOptions>();
   command->add_option("--model", options->model, "The model folder to include")->required();
   command->add_option("--out", options->out, "The bundle folder to create")->required();

@@ -91,6 +91,9 @@ Action add_classify_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("classify",
                                  "Classify texts (arguments, or one per line on stdin) with a sequence-classification "
                                  "model; JSON Lines, each input's labels best first");
+  add_examples(*cmd,
+               {"sieve classify --model models/distilbert-sst2 \"What a wonderful film.\" \"A dull, tedious plot.\"",
+                "sieve classify --model models/distilbert-sst2 --top-k 1 --raw-scores \"Not bad at all.\""});
   add_model_options(*cmd, args->model);
   add_texts_option(*cmd, args->texts, "Texts to classify; without them, lines of standard input");
   cmd->add_flag("--pairs", args->pairs,

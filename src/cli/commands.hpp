@@ -3,6 +3,8 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <initializer_list>
+#include <string>
 
 #include "sieve/embedder.hpp"
 
@@ -22,6 +24,15 @@ Action add_pull_command(CLI::App& app);
 Action add_bundle_command(CLI::App& app);
 Action add_index_command(CLI::App& app);
 Action add_search_command(CLI::App& app);
+Action add_completion_command(CLI::App& app);
+
+// The bash completion script for every subcommand and option of `app`.
+std::string bash_completion(const CLI::App& app);
+// "Examples:" at the end of a command's --help; each is a shell line that the
+// tests run.
+void add_examples(CLI::App& command, std::initializer_list<std::string> examples);
+// What `sieve --version` prints: Sieve's version, ONNX Runtime's and its providers.
+std::string version_text();
 
 // Options shared by commands that load a model.
 struct ModelOptions {

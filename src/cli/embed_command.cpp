@@ -389,6 +389,11 @@ int run_embed(const EmbedArgs& args) {
 Action add_embed_command(CLI::App& app) {
   auto args = std::make_shared<EmbedArgs>();
   auto* cmd = app.add_subcommand("embed", "Embed texts (arguments, or one per line on stdin)");
+  add_examples(
+      *cmd,
+      {"sieve embed --model models/all-MiniLM-L6-v2 \"A cat sits on the mat.\" \"A dog plays in the park.\"",
+       "printf 'first text\\nsecond text\\n' | sieve embed --model models/all-MiniLM-L6-v2 --format npy > vectors.npy",
+       "sieve embed --model models/all-MiniLM-L6-v2 --precision binary --format json \"compact vectors\""});
   add_model_options(*cmd, args->model);
   add_texts_option(*cmd, args->texts, "Texts to embed; without them, lines of standard input");
   auto* normalize = cmd->add_flag("--normalize", args->normalize, "L2-normalize the vectors");

@@ -223,6 +223,8 @@ void add_create_options(CLI::App& command, IndexArgs& args) {
 Action add_index_command(CLI::App& app) {
   auto args = std::make_shared<IndexArgs>();
   auto* index = app.add_subcommand("index", "Build and maintain a local search index (see sieve search)");
+  add_examples(*index, {"sieve index add --index notes.idx --model models/all-MiniLM-L6-v2 notes/",
+                        "sieve index stats --index notes.idx", "sieve index check --index notes.idx"});
   index->require_subcommand(1);
 
   auto* add = index->add_subcommand(

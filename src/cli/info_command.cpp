@@ -201,6 +201,7 @@ Action add_info_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("info",
                                  "Describe a model folder (inputs, outputs, pooling, providers), or with --models "
                                  "every model under a models root");
+  add_examples(*cmd, {"sieve info --model models/all-MiniLM-L6-v2", "sieve info --models models --no-load --json"});
   add_model_options(*cmd, args->model);
   // --model is required by the shared options; here --models may replace it.
   auto* model = cmd->get_option("--model");

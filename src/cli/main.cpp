@@ -7,6 +7,9 @@
 int main(int argc, char** argv) {
   CLI::App app{"Sieve: local text embeddings on ONNX Runtime"};
   app.require_subcommand(1);
+  sieve::cli::add_examples(app, {"sieve embed --model models/all-MiniLM-L6-v2 \"A cat sits on the mat.\"",
+                                 "sieve serve --models models --port 8080", "sieve embed --help"});
+  app.set_version_flag("--version", sieve::cli::version_text, "Print Sieve's and ONNX Runtime's versions and exit");
   std::string log_level = "info";
   app.add_option("--log-level", log_level, "Logging: trace, debug, info, warn, error, off")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
@@ -16,7 +19,7 @@ int main(int argc, char** argv) {
       {"classify", sieve::cli::add_classify_command(app)}, {"similarity", sieve::cli::add_similarity_command(app)},
       {"serve", sieve::cli::add_serve_command(app)},       {"pull", sieve::cli::add_pull_command(app)},
       {"bundle", sieve::cli::add_bundle_command(app)},     {"index", sieve::cli::add_index_command(app)},
-      {"search", sieve::cli::add_search_command(app)},
+      {"search", sieve::cli::add_search_command(app)},     {"completion", sieve::cli::add_completion_command(app)},
   };
 
   try {

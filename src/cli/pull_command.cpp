@@ -10,6 +10,8 @@ namespace sieve::cli {
 Action add_pull_command(CLI::App& app) {
   auto* command = app.add_subcommand(
       "pull", "Download a model folder (an ONNX export and its tokenizer) from the Hugging Face hub");
+  add_examples(*command, {"sieve pull sentence-transformers/all-MiniLM-L6-v2 --dest models --list-variants",
+                          "sieve pull sentence-transformers/all-MiniLM-L6-v2 --dest models --variant qint8_avx512"});
   struct Args {
     PullOptions options;
     bool list = false;

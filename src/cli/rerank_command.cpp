@@ -76,6 +76,8 @@ Action add_rerank_command(CLI::App& app) {
   auto args = std::make_shared<RerankArgs>();
   auto* cmd = app.add_subcommand(
       "rerank", "Score documents (one per line on stdin) against a query with a cross-encoder; JSON, best first");
+  add_examples(*cmd, {"printf 'Paris is the capital of France.\\nBerlin is in Germany.\\n' | sieve rerank --model "
+                      "models/ms-marco-MiniLM-L-6-v2 --query \"capital of France\" --return-documents"});
   add_model_options(*cmd, args->model);
   cmd->add_option("--query,-q", args->query, "The query")->required();
   cmd->add_option("--top-k,-k", args->top_k, "Return the K best documents (default: all)")

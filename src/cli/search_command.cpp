@@ -171,6 +171,9 @@ int run_search(const SearchArgs& args) {
 Action add_search_command(CLI::App& app) {
   auto args = std::make_shared<SearchArgs>();
   auto* cmd = app.add_subcommand("search", "Search an index built by sieve index add");
+  add_examples(*cmd, {"sieve search --index notes.idx \"how do I quantize a model\" --k 3",
+                      "sieve search --index notes.idx \"quantize\" --mode bm25 --json",
+                      "sieve search --index notes.idx \"quantize\" --rerank models/ms-marco-MiniLM-L-6-v2"});
   add_index_location(*cmd, args->index, "Index folder");
   auto* query = cmd->add_option("query", args->query, "The query");
   cmd->add_option("--queries", args->queries, "Search each line of this file ('-': standard input); JSON lines out")

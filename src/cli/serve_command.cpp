@@ -9,6 +9,10 @@ namespace sieve::cli {
 Action add_serve_command(CLI::App& app) {
   auto* command = app.add_subcommand(
       "serve", "Serve the models of a models root over HTTP (OpenAI, Text Embeddings Inference and Cohere APIs)");
+  add_examples(
+      *command,
+      {"sieve serve --models models --port 8080",
+       "sieve serve --models models --model all-MiniLM-L6-v2 --index notes=notes.idx --host 0.0.0.0 --port 8080"});
   struct Args {
     ModelOptions model;
     server::ServerOptions server;

@@ -86,6 +86,10 @@ Action add_similarity_command(CLI::App& app) {
   auto args = std::make_shared<SimilarityArgs>();
   auto* cmd = app.add_subcommand("similarity",
                                  "Score two texts, or a --query against lines of standard input (JSON, best first)");
+  add_examples(
+      *cmd, {"sieve similarity --model models/all-MiniLM-L6-v2 \"A cat sits on the mat.\" \"A kitten rests on a rug.\"",
+             "printf 'Cats purr.\\nStocks fell.\\nDogs bark.\\n' | sieve similarity --model models/all-MiniLM-L6-v2 "
+             "--query \"pets\" --top-k 2 --with-text"});
   add_model_options(*cmd, args->model);
   add_texts_option(*cmd, args->texts, "Two texts to compare");
   auto* query = cmd->add_option("--query,-q", args->query, "Compare this text with each line of standard input");

@@ -231,6 +231,9 @@ int run_tokenize(const TokenizeArgs& args) {
 Action add_tokenize_command(CLI::App& app) {
   auto args = std::make_shared<TokenizeArgs>();
   auto* cmd = app.add_subcommand("tokenize", "Tokenize texts (arguments, or one per line on stdin) to JSON lines");
+  add_examples(*cmd, {"sieve tokenize --model models/all-MiniLM-L6-v2 --offsets \"Hello, world!\"",
+                      "sieve tokenize --tokenizer models/all-MiniLM-L6-v2/tokenizer.json --max-length 8 --overflowing "
+                      "--stride 2 \"a long text cut into overlapping windows of eight tokens\""});
   cmd->add_option("--model,-m", args->model, "Model folder (uses its tokenizer.json)");
   cmd->add_option("--tokenizer,-t", args->tokenizer, "A tokenizer.json file");
   add_texts_option(*cmd, args->texts, "Texts; without them, lines of standard input");

@@ -3,6 +3,7 @@
 #include "logging.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 
 #include "runtime/session.hpp"
@@ -72,7 +73,9 @@ std::vector<std::string> available_providers() {
   std::vector<std::string> out;
   for (int i = 0; i < count; ++i) {
     const std::string ort_name = list[i];
-    std::string name = ort_name;
+    // Others (e.g. AzureExecutionProvider) in the same spelling: "azure".
+    std::string name = ort_name.substr(0, ort_name.rfind("ExecutionProvider"));
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
     for (const auto& [ours, theirs] : ort_names()) {
       if (theirs == ort_name) name = ours;
     }

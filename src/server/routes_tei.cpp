@@ -8,6 +8,7 @@
 #include "server/routes.hpp"
 #include "sieve/json_text.hpp"
 #include "sieve/serving.hpp"
+#include "sieve/version.hpp"
 
 namespace sieve::server {
 namespace {
@@ -394,7 +395,7 @@ json info(ServerState& state, const httplib::Request& req) {
           {"max_client_batch_size", state.options.max_inputs},
           {"auto_truncate", state.options.auto_truncate},
           {"tokenization_workers", state.options.http_threads},
-          {"version", "sieve-0.1.0"},
+          {"version", std::string("sieve-") + sieve::version()},
           {"sha", nullptr},
           {"docker_label", nullptr}};
 }

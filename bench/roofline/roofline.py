@@ -118,6 +118,8 @@ def session(folder: Path, threads: int):
     options.inter_op_num_threads = 1
     # As Sieve: no memory patterns (a plan per input shape only grows).
     options.enable_mem_pattern = False
+    # As Sieve's CPU sessions: Add and LayerNormalization left unfused (src/runtime/session.cpp).
+    options.add_session_config_entry("optimization.disable_specified_optimizers", "SkipLayerNormFusion")
     options.log_severity_level = 3
     return ort.InferenceSession(str(folder / "model.onnx"), options, providers=["CPUExecutionProvider"])
 

@@ -5,8 +5,9 @@
 
 Each setting changes one thing from Sieve's session (2 intra-op threads, one
 inter-op thread, sequential execution, spinning allowed, CPU arena on, memory
-patterns off) and is timed on the same inputs in every round, settings in a
-fresh random order per round; medians and the ratio to Sieve's settings.
+patterns off, SkipLayerNormalization fusion off) and is timed on the same
+inputs in every round, settings in a fresh random order per round; medians
+and the ratio to Sieve's settings.
 Shapes: batch 1 x 16 and 1 x 128 tokens (latency) and 32 x 128 (throughput),
 every token real. The timing runs through ONNX Runtime's Python API, the same
 library and version Sieve links.
@@ -26,7 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from roofline import ROOT, feed_for, time_run  # noqa: E402  (sibling module)
 
 SETTINGS = {
-    "sieve (2 threads, spinning, arena, no memory pattern)": {},
+    "sieve (2 threads, spinning, arena, no memory pattern, no SkipLayerNorm fusion)": {},
+    "SkipLayerNorm fusion on (ONNX Runtime's default)": {"skip_layer_norm": True},
     "no spinning": {"spin": False},
     "memory pattern on": {"mem_pattern": True},
     "CPU arena off": {"arena": False},
@@ -37,7 +39,7 @@ SHAPES = [(1, 16), (1, 128), (32, 128)]
 
 
 def make_session(model: Path, threads: int = 2, spin: bool = True, mem_pattern: bool = False, arena: bool = True,
-                 parallel: bool = False) -> ort.InferenceSession:
+                 parallel: bool = False, skip_layer_norm: bool = False) -> ort.InferenceSession:
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 2 if parallel else 1
@@ -45,6 +47,8 @@ def make_session(model: Path, threads: int = 2, spin: bool = True, mem_pattern: 
     options.enable_mem_pattern = mem_pattern
     options.enable_cpu_mem_arena = arena
     options.add_session_config_entry("session.intra_op.allow_spinning", "1" if spin else "0")
+    if not skip_layer_norm:
+        options.add_session_config_entry("optimization.disable_specified_optimizers", "SkipLayerNormFusion")
     options.log_severity_level = 3
     return ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
 

@@ -3,26 +3,15 @@ every subcommand's --help with examples that run as shown, and the bash
 completion script against the options --help lists."""
 from __future__ import annotations
 
-import os
 import re
 import shlex
-import shutil
-import signal
-import socket
 import subprocess
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-from conftest import MODEL, ROOT, sieve_bin
-from mock_hub import MockHub
-
-FIXTURES = Path(os.environ.get("SIEVE_FIXTURES_DIR", ROOT / "build" / "fixtures"))
-CROSS_ENCODER = FIXTURES / "cross-encoder-minilm-l6"
-CLASSIFIER = FIXTURES / "cross-encoder-tiny-3labels"
-TINY = FIXTURES / "tiny-bert-tokens"
+import doc_workspace
+from conftest import ROOT, sieve_bin
 
 
 def sieve(*args: str, check: bool = True) -> subprocess.CompletedProcess:
@@ -96,92 +85,29 @@ def test_every_command_has_help_with_examples():
             assert re.search(r"(^|[|&;(<] *)sieve ", example), f"{path}: {example!r} does not run sieve"
 
 
-def link_or_copy(src: str, dst: str) -> None:
-    try:
-        os.link(src, dst)
-    except OSError:
-        shutil.copy2(src, dst)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def run_server_example(command: str, env: dict, cwd: Path) -> None:
-    port = free_port()
-    command = command.replace("--port 8080", f"--port {port}").replace("--host 0.0.0.0", "--host 127.0.0.1")
-    process = subprocess.Popen(["bash", "-c", "exec " + command], env=env, cwd=cwd, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.time() + 60
-        while True:
-            assert process.poll() is None, f"{command!r} exited: {process.stderr.read()}"
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as response:
-                    assert response.status == 200
-                    break
-            except OSError:
-                assert time.time() < deadline, f"{command!r} did not answer /health"
-                time.sleep(0.2)
-    finally:
-        process.send_signal(signal.SIGTERM)
-        process.wait(timeout=60)
-
-
-@pytest.mark.skipif(not (CROSS_ENCODER / "model.onnx").exists() or not (CLASSIFIER / "model.onnx").exists(),
-                    reason=f"fixture models missing in {FIXTURES}")
+@pytest.mark.skipif(not doc_workspace.available(), reason=f"fixture models missing in {doc_workspace.FIXTURES}")
 def test_every_example_runs_as_shown(tmp_path):
     """Each example of every --help, in a folder laid out as the examples
-    assume: models/ with an embedder, a cross-encoder and a classifier (the
-    test fixtures under the names the examples use), notes/ to index, and a
-    hub serving the repository the pull examples name."""
-    work = tmp_path / "work"
-    models = work / "models"
-    models.mkdir(parents=True)
-    for name, folder in {"all-MiniLM-L6-v2": MODEL, "ms-marco-MiniLM-L-6-v2": CROSS_ENCODER,
-                         "distilbert-sst2": CLASSIFIER}.items():
-        # Copies (hard links where the file system allows): the server serves
-        # no folder that a symbolic link leads out of its models root.
-        shutil.copytree(folder, models / name, copy_function=link_or_copy)
-    notes = work / "notes"
-    notes.mkdir()
-    (notes / "quantize.md").write_text("# Quantization\n\nQuantize a model to INT8 with sieve-export quantize.\n")
-    (notes / "cats.txt").write_text("Cats sleep most of the day.\n")
-    bindir = tmp_path / "bin"
-    bindir.mkdir()
-    (bindir / "sieve").symlink_to(sieve_bin())
-    home = tmp_path / "home"
-    home.mkdir()
-    hub = MockHub()
-    files = {("onnx/model.onnx" if p.name == "model.onnx" else p.relative_to(TINY).as_posix()): p.read_bytes()
-             for p in sorted(TINY.rglob("*")) if p.is_file() and p.name != "reference.json"}
-    files["onnx/model_qint8_avx512.onnx"] = files["onnx/model.onnx"]
-    hub.add_commit("sentence-transformers/all-MiniLM-L6-v2", files)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGING", "SIEVE_MODELS"))}
-    env.update(PATH=f"{bindir}:{env['PATH']}", HOME=str(home), HF_ENDPOINT=hub.url, SIEVE_PULL_TIMEOUT="5")
+    assume (doc_workspace.py)."""
     every = []
     for path in command_paths():
         every += [e for e in examples(sieve(*path, "--help").stdout) if e not in every]
     # The servers last: one of them serves the index that `sieve index add` makes.
-    every.sort(key=lambda e: bool(re.match(r"sieve serve\b", e)))
-    ran = []
+    every.sort(key=doc_workspace.is_server)
+    work = doc_workspace.Workspace(tmp_path)
     try:
         for example in every:
-            if re.match(r"sieve serve\b", example):
-                run_server_example(example, env, work)
+            if doc_workspace.is_server(example):
+                port = doc_workspace.free_port()
+                work.start_server(example.replace("--port 8080", f"--port {port}"), port)
+                work.stop_servers()
             else:
-                result = subprocess.run(["bash", "-o", "pipefail", "-c", example], env=env, cwd=work,
-                                        capture_output=True, text=True, timeout=300)
-                assert result.returncode == 0, f"{example!r} failed ({result.returncode}):\n{result.stderr}"
-                assert "error" not in result.stderr.lower(), f"{example!r}:\n{result.stderr}"
-            ran.append(example)
+                work.run(example)
     finally:
-        hub.close()
-    assert len(ran) >= 20, ran
-    assert (work / "vectors.npy").stat().st_size > 128
-    assert (work / "sieve-app" / "bin" / "sieve").exists()
+        work.close()
+    assert len(every) >= 20, every
+    assert (work.cwd / "vectors.npy").stat().st_size > 128
+    assert (work.cwd / "sieve-app" / "bin" / "sieve").exists()
 
 
 COMPLETION_CASES = [

@@ -1,0 +1,127 @@
+"""A folder laid out as the examples in --help and in the docs assume, for
+the tests that run them (test_cli_help.py, test_docs.py):
+
+    models/all-MiniLM-L6-v2         the set-up's embedding model
+    models/ms-marco-MiniLM-L-6-v2   a cross-encoder (the test fixture)
+    models/distilbert-sst2          a classifier (the three-label fixture)
+    notes/                          two small documents to index
+
+with `sieve` (and the tests' Python as python3) on PATH, HOME a scratch folder, and a stand-in hub (mock_hub.py)
+serving sentence-transformers/all-MiniLM-L6-v2 (a tiny fixture model with an
+INT8 variant) for the `sieve pull` examples. Commands run in bash from the
+folder; a `sieve serve` command is started, waited for (GET /health) and
+stopped; port 8080 in a command becomes a free port."""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from conftest import MODEL, ROOT, sieve_bin
+from mock_hub import MockHub
+
+FIXTURES = Path(os.environ.get("SIEVE_FIXTURES_DIR", ROOT / "build" / "fixtures"))
+CROSS_ENCODER = FIXTURES / "cross-encoder-minilm-l6"
+CLASSIFIER = FIXTURES / "cross-encoder-tiny-3labels"
+TINY = FIXTURES / "tiny-bert-tokens"
+FOLDERS = {"all-MiniLM-L6-v2": MODEL, "ms-marco-MiniLM-L-6-v2": CROSS_ENCODER, "distilbert-sst2": CLASSIFIER}
+
+
+def available() -> bool:
+    return all((folder / "model.onnx").is_file() for folder in FOLDERS.values()) and (TINY / "model.onnx").is_file()
+
+
+def link_or_copy(src: str, dst: str) -> None:
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def is_server(command: str) -> bool:
+    return re.match(r"(exec )?sieve serve\b", command) is not None
+
+
+class Workspace:
+    def __init__(self, tmp: Path):
+        self.root = tmp
+        self.cwd = tmp / "work"
+        models = self.cwd / "models"
+        models.mkdir(parents=True)
+        for name, folder in FOLDERS.items():
+            # Copies (hard links where the file system allows): the server serves
+            # no folder that a symbolic link leads out of its models root.
+            shutil.copytree(folder, models / name, copy_function=link_or_copy)
+        notes = self.cwd / "notes"
+        notes.mkdir()
+        (notes / "quantize.md").write_text("# Quantization\n\nQuantize a model to INT8 with sieve-export quantize.\n")
+        (notes / "cats.txt").write_text("Cats sleep most of the day.\n")
+        bindir = tmp / "bin"
+        bindir.mkdir()
+        (bindir / "sieve").symlink_to(sieve_bin())
+        home = tmp / "home"
+        home.mkdir()
+        self.hub = MockHub()
+        files = {("onnx/model.onnx" if p.name == "model.onnx" else p.relative_to(TINY).as_posix()): p.read_bytes()
+                 for p in sorted(TINY.rglob("*")) if p.is_file() and p.name != "reference.json"}
+        files["onnx/model_qint8_avx512.onnx"] = files["onnx/model.onnx"]
+        self.hub.add_commit("sentence-transformers/all-MiniLM-L6-v2", files)
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGING", "SIEVE_MODELS"))}
+        # This Python (with the openai client and numpy) as python3, as a user's own would be.
+        self.env.update(PATH=f"{bindir}:{Path(sys.executable).parent}:{self.env['PATH']}", HOME=str(home), HF_ENDPOINT=self.hub.url,
+                        SIEVE_PULL_TIMEOUT="5")
+        self.servers: list[subprocess.Popen] = []
+
+    def run(self, command: str, timeout: int = 300) -> subprocess.CompletedProcess:
+        """Runs `command` in bash (pipefail); a failure or an error message raises."""
+        result = subprocess.run(["bash", "-o", "pipefail", "-c", command], env=self.env, cwd=self.cwd,
+                                capture_output=True, text=True, timeout=timeout)
+        assert result.returncode == 0, f"{command!r} failed ({result.returncode}):\n{result.stderr}"
+        assert "error" not in result.stderr.lower(), f"{command!r}:\n{result.stderr}"
+        return result
+
+    def start_server(self, command: str, port: int) -> None:
+        """Starts `sieve serve ... --port PORT` and waits until it answers."""
+        command = command.replace("--host 0.0.0.0", "--host 127.0.0.1")
+        process = subprocess.Popen(["bash", "-c", "exec " + command.removeprefix("exec ")], env=self.env,
+                                   cwd=self.cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        self.servers.append(process)
+        deadline = time.time() + 60
+        while True:
+            assert process.poll() is None, f"{command!r} exited: {process.stderr.read()}"
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as response:
+                    if response.status == 200:
+                        return
+            except OSError:
+                pass
+            assert time.time() < deadline, f"{command!r} did not answer /health"
+            time.sleep(0.2)
+
+    def stop_servers(self) -> None:
+        for process in self.servers:
+            process.send_signal(signal.SIGTERM)
+        for process in self.servers:
+            try:
+                process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        self.servers.clear()
+
+    def close(self) -> None:
+        self.stop_servers()
+        self.hub.close()

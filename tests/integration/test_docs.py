@@ -7,8 +7,8 @@ backslash continues it); the lines up to the next command are what it prints
 on standard output, where "..." stands for any text (within a line or across
 lines) and a command followed by no lines may print anything. A command
 ending in "&" is a server: it is started, waited for and stopped at the end
-of the block. Port 8080 in a block becomes a free port, the same one for the
-whole block, so a server and the curl that calls it still meet."""
+of the page. Port 8080 on a page becomes a free port, the same one for the
+whole page, so a server and the curls that call it still meet."""
 from __future__ import annotations
 
 import re
@@ -98,9 +98,9 @@ def test_the_docs_have_tested_examples():
 @pytest.mark.parametrize("page", [p for p in DOCS if parse(p)], ids=lambda p: p.name)
 def test_every_marked_example_runs_as_shown(page, tmp_path):
     work = doc_workspace.Workspace(tmp_path)
+    port = doc_workspace.free_port()
     try:
         for block in parse(page):
-            port = doc_workspace.free_port()
             for command in block.commands:
                 text = command.text.replace("8080", str(port))
                 if text.rstrip().endswith("&"):
@@ -113,6 +113,5 @@ def test_every_marked_example_runs_as_shown(page, tmp_path):
                     assert expected_pattern(command.expected).fullmatch(got), \
                         f"{block.name}: {command.text!r} printed\n{got}\nwhere the docs show\n" + \
                         "\n".join(command.expected)
-            work.stop_servers()
     finally:
         work.close()

@@ -34,6 +34,8 @@ packages=(
   debootstrap
   # Load balancers in front of server replicas (deploy/, tests/integration/test_balancer.py)
   haproxy nginx
+  # A real browser for the search page's tests (tests/integration/test_search_page.py, via Selenium)
+  chromium chromium-driver fonts-liberation
 )
 # Go fetches the ONNX Runtime C API header as a Go module; any Go will do.
 command -v go >/dev/null || packages+=(golang-go)

@@ -57,6 +57,8 @@ void add_cohere_routes(httplib::Server& http, ServerState& state);
 void add_operations_routes(httplib::Server& http, ServerState& state);
 // POST /v1/search, GET /v1/indexes, GET /v1/indexes/{name}.
 void add_search_routes(httplib::Server& http, ServerState& state, const ServedIndexes& indexes);
+// GET /ui (the search page) and its script and style.
+void add_ui_routes(httplib::Server& http, ServerState& state);
 
 // Tokenization time of one request, for the metrics.
 class TokenizeTimer {

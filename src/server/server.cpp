@@ -175,6 +175,7 @@ int serve(const ServerOptions& options) {
   add_cohere_routes(http, state);
   add_operations_routes(http, state);
   add_search_routes(http, state, indexes);
+  if (!indexes.all().empty()) add_ui_routes(http, state);
 
   // cpp-httplib listens with a backlog of 5: a burst of clients connecting
   // at once would overflow it and wait for SYN retries (a second or more).
@@ -208,6 +209,7 @@ int serve(const ServerOptions& options) {
   }
   state.ready = true;
   log_info("listening on " + listening_text(options, port));
+  if (!indexes.all().empty()) log_info("search page: " + listening_text(options, port) + "/ui");
 
   // Wait for SIGINT or SIGTERM; then drain.
   int received = 0;

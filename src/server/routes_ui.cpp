@@ -1,0 +1,39 @@
+// GET /ui: the search page, its script and style, compiled into the binary
+// (src/server/ui/, embedded by tools/embed_assets.py).
+#include <cstddef>
+#include <string>
+
+#include "server/routes.hpp"
+
+namespace sieve::server {
+namespace {
+
+#include "ui_assets.inc"
+
+// Only the page's own files may load or run, and only the server may be
+// called: with every document text rendered as text, this is a second wall
+// against markup smuggled into an index.
+constexpr const char* kPolicy =
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; "
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+}  // namespace
+
+void add_ui_routes(httplib::Server& http, ServerState& state) {
+  for (const EmbeddedAsset& asset : kAssets) {
+    // The files hold no data, so they need no key; the page asks for one
+    // when the API it calls answers 401.
+    add_raw_route(
+        http, state, "GET", asset.path, ApiStyle::kPlain,
+        [&asset](const httplib::Request&, httplib::Response& res) {
+          res.set_header("Content-Security-Policy", kPolicy);
+          res.set_header("X-Content-Type-Options", "nosniff");
+          res.set_header("Cache-Control", "no-cache");
+          res.set_content(reinterpret_cast<const char*>(asset.data), asset.size,
+                          std::string(asset.content_type) + "; charset=utf-8");
+        },
+        true);
+  }
+}
+
+}  // namespace sieve::server

@@ -9,6 +9,7 @@ underneath, so a figure never outlives the measurement it shows:
 
 - tokenizers.svg    tokenizer throughput, Sieve against Hugging Face tokenizers, per tokenizer.json
 - cpu_peers.svg     embedding throughput at batch 1 and 32 against every CPU peer
+- latency.svg       single-sentence latency (p50, p99) and throughput by batch size against the Python peers
 - server.svg        `sieve serve` throughput and p99 latency against concurrency, with the Python peer server
 - int8.svg          speed against accuracy of the model variants (FP32, INT8 ...)
 - search.svg        search latency and recall@10 per query mode, Sieve against the Python peer
@@ -189,6 +190,28 @@ def cpu_peers(sections: list[Section], out: Path) -> Path:
     return save(fig, out)
 
 
+def latency(sections: list[Section], out: Path) -> Path:
+    s = section(sections, "Embedding: all-MiniLM-L6-v2")
+    lat = subsection(s, "Single-sentence latency").table_with("p50 ms", "p99 ms")
+    thr = subsection(s, "Embedding throughput").table_with("batch", "Sieve", "sentence-transformers")
+    fig, axes = figure("Embedding all-MiniLM-L6-v2 against the Python peers", s.provenance(), 2, 11)
+    names = [r[0] for r in lat.rows]
+    x = range(len(names))
+    axes[0].bar([i - 0.2 for i in x], lat.numbers("p50 ms"), width=0.4, label="p50")
+    axes[0].bar([i + 0.2 for i in x], lat.numbers("p99 ms"), width=0.4, label="p99")
+    axes[0].set_xticks(list(x), names, fontsize=8)
+    axes[0].set_ylabel("ms per single-sentence call (lower is better)")
+    axes[0].legend()
+    batches = thr.numbers("batch")
+    for column in [h for h in thr.header[1:] if "/" not in h]:
+        axes[1].plot(batches, thr.numbers(column), marker="o", label=column)
+    axes[1].set_xscale("log", base=2)
+    axes[1].set_xlabel("batch size")
+    axes[1].set_ylabel("sentences per second (higher is better)")
+    axes[1].legend(fontsize=7)
+    return save(fig, out)
+
+
 def server(sections: list[Section], out: Path) -> Path:
     s = section(sections, "HTTP server under load")
     tables = [t for t in s.tables() if {"concurrency", "sentences/s", "p99 ms"} <= {h.lower() for h in t.header}]
@@ -240,7 +263,8 @@ def search(sections: list[Section], out: Path) -> Path:
     return save(fig, out)
 
 
-FIGURES = {"tokenizers": tokenizers, "cpu_peers": cpu_peers, "server": server, "int8": int8, "search": search}
+FIGURES = {"tokenizers": tokenizers, "cpu_peers": cpu_peers, "latency": latency, "server": server, "int8": int8,
+           "search": search}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,13 +4,20 @@ the tests that run them (test_cli_help.py, test_docs.py):
     models/all-MiniLM-L6-v2         the set-up's embedding model
     models/ms-marco-MiniLM-L-6-v2   a cross-encoder (the test fixture)
     models/distilbert-sst2          a classifier (the three-label fixture)
+    models/splade-tiny              a sparse (SPLADE) model
+    models/colbert-tiny             a ColBERT model (random weights)
     notes/                          two small documents to index
+    build/fixtures, build/stage     the test fixtures and the installed library,
+    .venv-export                    and the export tools' environment, as in a
+                                    checkout after the set-up
 
-with `sieve` (and the tests' Python as python3) on PATH, HOME a scratch folder, and a stand-in hub (mock_hub.py)
+with `sieve`, `sieve-export` (and the tests' Python as python3, importing the `sieve` package
+as if installed) on PATH, HOME a scratch folder, and a stand-in hub (mock_hub.py)
 serving sentence-transformers/all-MiniLM-L6-v2 (a tiny fixture model with an
 INT8 variant) for the `sieve pull` examples. Commands run in bash from the
-folder; a `sieve serve` command is started, waited for (GET /health) and
-stopped; port 8080 in a command becomes a free port."""
+folder, sharing one shell's state (doc_examples.Shell); a `sieve serve`
+command is started, waited for (GET /health) and stopped; port 8080 in a
+command becomes a free port."""
 from __future__ import annotations
 
 import os
@@ -24,14 +31,17 @@ import time
 import urllib.request
 from pathlib import Path
 
-from conftest import MODEL, ROOT, sieve_bin
+from conftest import BUILD, MODEL, ROOT, sieve_bin
+from doc_examples import Shell
 from mock_hub import MockHub
 
 FIXTURES = Path(os.environ.get("SIEVE_FIXTURES_DIR", ROOT / "build" / "fixtures"))
 CROSS_ENCODER = FIXTURES / "cross-encoder-minilm-l6"
 CLASSIFIER = FIXTURES / "cross-encoder-tiny-3labels"
 TINY = FIXTURES / "tiny-bert-tokens"
-FOLDERS = {"all-MiniLM-L6-v2": MODEL, "ms-marco-MiniLM-L-6-v2": CROSS_ENCODER, "distilbert-sst2": CLASSIFIER}
+FOLDERS = {"all-MiniLM-L6-v2": MODEL, "ms-marco-MiniLM-L-6-v2": CROSS_ENCODER, "distilbert-sst2": CLASSIFIER,
+           "splade-tiny": FIXTURES / "splade-tiny", "colbert-tiny": FIXTURES / "colbert-tiny"}
+EXPORT_VENV = ROOT / ".venv-export"
 
 
 def available() -> bool:
@@ -72,8 +82,21 @@ class Workspace:
         bindir = tmp / "bin"
         bindir.mkdir()
         (bindir / "sieve").symlink_to(sieve_bin())
+        if (EXPORT_VENV / "bin" / "sieve-export").exists():
+            (bindir / "sieve-export").symlink_to(EXPORT_VENV / "bin" / "sieve-export")
+            (self.cwd / ".venv-export").symlink_to(EXPORT_VENV)
         home = tmp / "home"
         home.mkdir()
+        build = self.cwd / "build"
+        build.mkdir()
+        (build / "fixtures").symlink_to(FIXTURES.resolve())
+        (build / "stage").symlink_to((BUILD / "stage").resolve())
+        package = tmp / "python" / "sieve"
+        package.mkdir(parents=True)
+        for source in (ROOT / "bindings" / "python" / "sieve").glob("*.py"):
+            (package / source.name).symlink_to(source)
+        for module in sorted((BUILD / "bindings" / "python").glob("_sieve*.so"))[-1:]:
+            (package / module.name).symlink_to(module)
         self.hub = MockHub()
         files = {("onnx/model.onnx" if p.name == "model.onnx" else p.relative_to(TINY).as_posix()): p.read_bytes()
                  for p in sorted(TINY.rglob("*")) if p.is_file() and p.name != "reference.json"}
@@ -82,33 +105,38 @@ class Workspace:
         self.env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGING", "SIEVE_MODELS"))}
         # This Python (with the openai client and numpy) as python3, as a user's own would be.
         self.env.update(PATH=f"{bindir}:{Path(sys.executable).parent}:{self.env['PATH']}", HOME=str(home), HF_ENDPOINT=self.hub.url,
-                        SIEVE_PULL_TIMEOUT="5")
+                        SIEVE_PULL_TIMEOUT="5", PYTHONPATH=str(package.parent))
+        self.shell = Shell(self.cwd, self.env, tmp / "shell")
         self.servers: list[subprocess.Popen] = []
+        self.logs: list[Path] = []
 
     def run(self, command: str, timeout: int = 300) -> subprocess.CompletedProcess:
         """Runs `command` in bash; a failure or an error message raises. No
         pipefail: in `curl ... | head -c 60` curl fails by design when head
         has read enough; a failing `sieve` earlier in a pipeline still shows
         in its error message on standard error and in the output checked."""
-        result = subprocess.run(["bash", "-c", command], env=self.env, cwd=self.cwd,
-                                capture_output=True, text=True, timeout=timeout)
+        result = self.shell.run(command, timeout)
         assert result.returncode == 0, f"{command!r} failed ({result.returncode}):\n{result.stderr}"
         assert "error" not in result.stderr.lower(), f"{command!r}:\n{result.stderr}"
         return result
 
-    def start_server(self, command: str, port: int) -> None:
-        """Starts `sieve serve ... --port PORT` and waits until it answers."""
+    def start_server(self, command: str, port: int) -> str:
+        """Starts `sieve serve ... --port PORT`, waits until it answers and
+        returns what it has logged."""
         command = command.replace("--host 0.0.0.0", "--host 127.0.0.1")
-        process = subprocess.Popen(["bash", "-c", "exec " + command.removeprefix("exec ")], env=self.env,
-                                   cwd=self.cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        log = self.root / f"server-{len(self.logs)}.log"
+        self.logs.append(log)
+        with log.open("w") as stderr:
+            process = subprocess.Popen(["bash", "-c", self.shell.script("exec " + command.removeprefix("exec "), save=False)],
+                                       env=self.env, cwd=self.cwd, stdout=subprocess.DEVNULL, stderr=stderr)
         self.servers.append(process)
         deadline = time.time() + 60
         while True:
-            assert process.poll() is None, f"{command!r} exited: {process.stderr.read()}"
+            assert process.poll() is None, f"{command!r} exited: {log.read_text()}"
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as response:
                     if response.status == 200:
-                        return
+                        return log.read_text()
             except OSError:
                 pass
             assert time.time() < deadline, f"{command!r} did not answer /health"

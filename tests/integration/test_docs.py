@@ -1,117 +1,147 @@
-"""The docs cannot drift: every fenced block marked `sh test` in README.md and
-docs/*.md is run, command by command, in a folder laid out as the docs assume
-(doc_workspace.py), and what it prints is checked against the block.
-
-In such a block a line starting with "$ " is a command (a line ending in a
-backslash continues it); the lines up to the next command are what it prints
-on standard output, where "..." stands for any text (within a line or across
-lines) and a command followed by no lines may print anything. A command
-ending in "&" is a server: it is started, waited for and stopped at the end
-of the page. Port 8080 on a page becomes a free port, the same one for the
-whole page, so a server and the curls that call it still meet."""
+"""The docs cannot drift: every fenced block marked for testing in README.md
+and docs/*.md (doc_examples.py says how blocks are marked and checked) is
+run in a folder laid out as the docs assume (doc_workspace.py). Port 8080 on
+a page becomes a free port, the same one for the whole page, so a server
+and the curls that call it still meet; a server's block may show what it
+logs on start-up, which is checked when it answers."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from pathlib import Path
 
 import pytest
 
+import doc_examples
 import doc_workspace
+import tier
 from conftest import ROOT
-
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-FENCE = re.compile(r"^```sh test[ \t]*\n(.*?)^```[ \t]*$", re.M | re.S)
+from doc_examples import PAGES, expected_pattern, parse
 
 
-@dataclass
-class Command:
-    text: str
-    expected: list[str] = field(default_factory=list)
+def all_blocks() -> list[doc_examples.Block]:
+    return [block for page in PAGES for block in parse(page)]
 
 
-@dataclass
-class Block:
-    page: Path
-    line: int
-    commands: list[Command]
-
-    @property
-    def name(self) -> str:
-        return f"{self.page.relative_to(ROOT)}:{self.line}"
-
-
-def parse(page: Path) -> list[Block]:
-    text = page.read_text(encoding="utf-8")
-    blocks = []
-    for m in FENCE.finditer(text):
-        commands: list[Command] = []
-        lines = m.group(1).splitlines()
-        i = 0
-        while i < len(lines):
-            line = lines[i]
-            if line.startswith("$ "):
-                command = line[2:]
-                while command.endswith("\\") and i + 1 < len(lines):
-                    i += 1
-                    command = command[:-1] + "\n" + lines[i]
-                commands.append(Command(command))
-            elif commands:
-                commands[-1].expected.append(line)
-            else:
-                raise AssertionError(f"{page.name}:{text[:m.start()].count(chr(10)) + 2}: output before any command")
-            i += 1
-        blocks.append(Block(page, text[:m.start()].count("\n") + 1, commands))
-    return blocks
-
-
-def expected_pattern(lines: list[str]) -> re.Pattern:
-    """The expected output as a regular expression: "..." matches anything."""
-    text = "\n".join(lines).strip("\n")
-    return re.compile(".*?".join(re.escape(part) for part in text.split("...")), re.S)
-
-
-def all_blocks() -> list[Block]:
-    return [block for page in DOCS for block in parse(page)]
-
-
-def test_parser_reads_commands_outputs_and_wildcards(tmp_path):
+def test_parser_reads_commands_outputs_wildcards_and_programs(tmp_path):
     page = tmp_path / "page.md"
     page.write_text("text\n```sh test\n$ echo a \\\n  b\na b\n$ true\n```\n```sh\n$ not run\n```\n"
-                    "```sh test\n$ printf 'x\\ny\\nz\\n'\nx\n...\nz\n```\n")
+                    "```sh test full\n$ printf 'x\\ny\\nz\\n'\nx\n...\nz\n$ sieve nope\nsieve: error: ...\n```\n"
+                    "- a list\n\n  ```python test\n  print(1)\n  ```\n\n  ```output\n  1\n  ```\n"
+                    "```c file=example.c\nint main(void) { return 0; }\n```\n")
     blocks = parse(page)
-    assert [[c.text for c in b.commands] for b in blocks] == [["echo a \n  b", "true"], ["printf 'x\\ny\\nz\\n'"]]
+    assert [b.lang for b in blocks] == ["sh", "sh", "python", "c"]
+    assert [[c.text for c in b.commands] for b in blocks[:2]] == [["echo a \\\n  b", "true"],
+                                                                 ["printf 'x\\ny\\nz\\n'", "sieve nope"]]
     assert blocks[0].commands[0].expected == ["a b"] and blocks[0].commands[1].expected == []
+    assert not blocks[0].full_only and blocks[1].full_only and not blocks[1].commands[0].is_error
+    assert blocks[1].commands[1].is_error
+    assert blocks[2].body == "print(1)" and blocks[2].output == ["1"] and blocks[2].tested
+    assert blocks[3].options == {"file": "example.c"} and not blocks[3].tested
     pattern = expected_pattern(blocks[1].commands[0].expected)
     assert pattern.fullmatch("x\ny\nz") and pattern.fullmatch("x\ny\nw\nz")
     assert pattern.fullmatch("x\ny") is None and expected_pattern(["[1.5,...]"]).fullmatch("[1.5,2,3]")
+    page.write_text("```sh\n$ ls\n```\n```output\n1\n```\n")
+    with pytest.raises(AssertionError, match="follows no python test block"):
+        parse(page)
+
+
+def test_a_page_is_run_as_one_shell_and_errors_are_checked(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("```sh test\n$ export GREETING=hello && mkdir -p sub && cd sub\n$ echo $GREETING $(basename $PWD)\n"
+                    "hello sub\n```\n```sh file=run.sh\necho written\n```\n```sh test\n$ bash run.sh\nwritten\n"
+                    "$ echo 'x: error: bad' >&2; exit 3\nx: error: ...\n```\n"
+                    "```python test\nimport os\nprint(os.environ['GREETING'], os.getcwd().endswith('sub'))\n```\n"
+                    "```output\nhello True\n```\n```sh test\n$ echo wrong\nright\n```\n")
+    shell = doc_examples.Shell(tmp_path, {"PATH": "/usr/bin:/bin"}, tmp_path / "state")
+    blocks = parse(page)
+    for block in blocks[:-1]:
+        doc_examples.run_block(shell, block)
+    with pytest.raises(AssertionError, match="where the docs show"):
+        doc_examples.run_block(shell, blocks[-1])
+    failing = doc_examples.Block(page, 1, "sh", {"test": ""}, "", [doc_examples.Command("true", ["x: error: bad"])])
+    with pytest.raises(AssertionError, match="succeeded where the docs show an error"):
+        doc_examples.run_block(shell, failing)
+
+
+def test_an_excerpt_must_be_in_its_source(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("```py from=tests/integration/doc_examples.py\nclass Shell:\ndef run(self, command: str, "
+                    "timeout: int = 600) -> subprocess.CompletedProcess:\n```\n"
+                    "```py from=tests/integration/doc_examples.py\ndef run(self, command: str, timeout: int = 600) "
+                    "-> subprocess.CompletedProcess:\nclass Shell:\n```\n")
+    good, bad = parse(page)
+    doc_examples.check_excerpt(good)
+    with pytest.raises(AssertionError, match="is not in tests/integration/doc_examples.py"):
+        doc_examples.check_excerpt(bad)
 
 
 def test_the_docs_have_tested_examples():
     blocks = all_blocks()
-    pages = {block.page.name for block in blocks}
-    assert "cli.md" in pages, pages
-    assert sum(len(b.commands) for b in blocks) >= 20
+    pages = {block.page.name for block in blocks if block.tested}
+    assert {"README.md", "cli.md", "http-api.md", "python.md", "c-abi.md", "models.md"} <= pages, pages
+    assert sum(len(b.commands) for b in blocks) >= 40
+
+
+def test_every_command_shown_is_tested():
+    """A block that shows commands ("$ " lines, or an sh block) is run by a
+    test: here, by a binding's script (`repo`), or by CI itself (`ci`: the
+    set-up and test commands, which are what CI runs)."""
+    untested = []
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        for m in doc_examples.FENCE.finditer(text):
+            words = m.group("info").split()
+            shows_commands = re.search(r"^\s*\$ ", m.group("body"), re.M) or words[:1] == ["sh"]
+            if shows_commands and not {"test", "ci"} & set(words[1:]):
+                untested.append(f"{page.relative_to(ROOT)}:{text[:m.start()].count(chr(10)) + 1}")
+    assert not untested, "blocks with commands no test runs (mark them `sh test`): " + ", ".join(untested)
+
+
+def test_ci_blocks_are_what_ci_runs():
+    ci = (ROOT / ".ci" / "run").read_text() + (ROOT / "scripts" / "test.sh").read_text()
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        for m in doc_examples.FENCE.finditer(text):
+            if "ci" in m.group("info").split()[1:]:
+                for line in m.group("body").splitlines():
+                    command = line.split("#")[0].strip()
+                    assert not command or command in ci or command.removeprefix("bash ") in ci, \
+                        f"{page.name}: {command!r} is not run by CI (.ci/run, scripts/test.sh)"
+
+
+def test_repo_blocks_are_run_by_a_script():
+    scripts = {path: path.read_text() for path in (ROOT / "scripts").glob("*.sh")}
+    for page in PAGES:
+        if any(block.in_repo for block in parse(page)):
+            name = page.relative_to(ROOT).as_posix()
+            assert any("doc_examples.py" in text and name in text for text in scripts.values()), \
+                f"{name} has `sh test repo` blocks that no script in scripts/ runs (doc_examples.py {name})"
+
+
+def server_command(text: str) -> bool:
+    return text.rstrip().endswith("&")
 
 
 @pytest.mark.skipif(not doc_workspace.available(), reason=f"fixture models missing in {doc_workspace.FIXTURES}")
-@pytest.mark.parametrize("page", [p for p in DOCS if parse(p)], ids=lambda p: p.name)
+@pytest.mark.parametrize("page", [p for p in PAGES if any(not b.in_repo for b in parse(p))],
+                         ids=lambda p: p.name)
 def test_every_marked_example_runs_as_shown(page, tmp_path):
+    blocks = [b for b in parse(page) if not b.in_repo and (tier.FULL or not b.full_only)]
     work = doc_workspace.Workspace(tmp_path)
     port = doc_workspace.free_port()
+    rewrite = lambda text: text.replace("8080", str(port))  # noqa: E731
     try:
-        for block in parse(page):
+        for block in blocks:
+            if not any(server_command(c.text) for c in block.commands):
+                doc_examples.run_block(work.shell, block, rewrite)
+                continue
             for command in block.commands:
-                text = command.text.replace("8080", str(port))
-                if text.rstrip().endswith("&"):
+                text = rewrite(command.text)
+                if server_command(text):
                     assert doc_workspace.is_server(text), f"{block.name}: only servers run in the background"
-                    work.start_server(text.rstrip().removesuffix("&"), port)
-                    continue
-                result = work.run(text)
-                if command.expected:
-                    got = result.stdout.strip("\n")
-                    assert expected_pattern(command.expected).fullmatch(got), \
-                        f"{block.name}: {command.text!r} printed\n{got}\nwhere the docs show\n" + \
-                        "\n".join(command.expected)
+                    log = work.start_server(text.rstrip().removesuffix("&"), port)
+                    if command.expected:
+                        doc_examples.check_output(block.name, text, log, command.expected)
+                else:
+                    doc_examples.run_command(work.shell, block.name, command, text)
     finally:
         work.close()

@@ -121,7 +121,7 @@ int serve(const ServerOptions& options) {
     std::string providers;
     for (const auto& p : info.providers) providers += (providers.empty() ? "" : ",") + p;
     log_info("model " + m.name + ": " + to_string(m.kind) + ", " + std::to_string(info.dimension) +
-             (m.is_reranker() ? " label(s)" : " dimensions") + ", max " + std::to_string(info.max_length) +
+             (m.kind == ModelKind::kReranker ? " label(s)" : " dimensions") + ", max " + std::to_string(info.max_length) +
              " tokens, providers [" + providers + "], loaded in " + std::to_string(m.load_seconds) + " s");
   }
   for (const ServedIndex& served : indexes.all()) {

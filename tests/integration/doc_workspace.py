@@ -62,7 +62,7 @@ def free_port() -> int:
 
 
 def is_server(command: str) -> bool:
-    return re.match(r"(exec )?sieve serve\b", command) is not None
+    return re.match(r"(exec )?(\w+=\S* )*sieve serve\b", command) is not None
 
 
 class Workspace:
@@ -107,7 +107,7 @@ class Workspace:
         self.env.update(PATH=f"{bindir}:{Path(sys.executable).parent}:{self.env['PATH']}", HOME=str(home), HF_ENDPOINT=self.hub.url,
                         SIEVE_PULL_TIMEOUT="5", PYTHONPATH=str(package.parent))
         self.shell = Shell(self.cwd, self.env, tmp / "shell")
-        self.servers: list[subprocess.Popen] = []
+        self.servers: dict[int, subprocess.Popen] = {}  # by port
         self.logs: list[Path] = []
 
     def run(self, command: str, timeout: int = 300) -> subprocess.CompletedProcess:
@@ -122,14 +122,20 @@ class Workspace:
 
     def start_server(self, command: str, port: int) -> str:
         """Starts `sieve serve ... --port PORT`, waits until it answers and
-        returns what it has logged."""
+        returns what it has logged. A server already on PORT is stopped first,
+        as a user stops one before starting another there."""
+        if port in self.servers:
+            self.stop_servers([port])
         command = command.replace("--host 0.0.0.0", "--host 127.0.0.1")
         log = self.root / f"server-{len(self.logs)}.log"
         self.logs.append(log)
         with log.open("w") as stderr:
-            process = subprocess.Popen(["bash", "-c", self.shell.script("exec " + command.removeprefix("exec "), save=False)],
+            # exec after the variable assignments (`KEY=value exec sieve serve ...`)
+            # so that stopping bash stops the server.
+            command = re.sub(r"^(exec )?((\w+=\S* )*)", r"\2exec ", command)
+            process = subprocess.Popen(["bash", "-c", self.shell.script(command, save=False)],
                                        env=self.env, cwd=self.cwd, stdout=subprocess.DEVNULL, stderr=stderr)
-        self.servers.append(process)
+        self.servers[port] = process
         deadline = time.time() + 60
         while True:
             assert process.poll() is None, f"{command!r} exited: {log.read_text()}"
@@ -142,16 +148,16 @@ class Workspace:
             assert time.time() < deadline, f"{command!r} did not answer /health"
             time.sleep(0.2)
 
-    def stop_servers(self) -> None:
-        for process in self.servers:
+    def stop_servers(self, ports: list[int] | None = None) -> None:
+        stopping = [self.servers.pop(port) for port in (list(self.servers) if ports is None else ports)]
+        for process in stopping:
             process.send_signal(signal.SIGTERM)
-        for process in self.servers:
+        for process in stopping:
             try:
                 process.wait(timeout=60)
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
-        self.servers.clear()
 
     def close(self) -> None:
         self.stop_servers()

@@ -125,10 +125,17 @@ def server_command(text: str) -> bool:
 @pytest.mark.parametrize("page", [p for p in PAGES if any(not b.in_repo for b in parse(p))],
                          ids=lambda p: p.name)
 def test_every_marked_example_runs_as_shown(page, tmp_path):
+    """Ports 8080 and 8081 become free ports, the same ones for the whole
+    page; a server without --port gets the page's (its default is 8080). A
+    server started on a port a page's server already listens on replaces it."""
     blocks = [b for b in parse(page) if not b.in_repo and (tier.FULL or not b.full_only)]
     work = doc_workspace.Workspace(tmp_path)
-    port = doc_workspace.free_port()
-    rewrite = lambda text: text.replace("8080", str(port))  # noqa: E731
+    ports = {"8080": doc_workspace.free_port(), "8081": doc_workspace.free_port()}
+    pattern = re.compile("|".join(ports))
+
+    def rewrite(text: str) -> str:
+        return pattern.sub(lambda m: str(ports[m.group(0)]), text)
+
     try:
         for block in blocks:
             if not any(server_command(c.text) for c in block.commands):
@@ -138,9 +145,13 @@ def test_every_marked_example_runs_as_shown(page, tmp_path):
                 text = rewrite(command.text)
                 if server_command(text):
                     assert doc_workspace.is_server(text), f"{block.name}: only servers run in the background"
-                    log = work.start_server(text.rstrip().removesuffix("&"), port)
+                    text = text.rstrip().removesuffix("&").rstrip()
+                    if "--port" not in text:
+                        text += f" --port {ports['8080']}"
+                    port = int(re.search(r"--port (\d+)", text).group(1))
+                    log = work.start_server(text, port)
                     if command.expected:
-                        doc_examples.check_output(block.name, text, log, command.expected)
+                        doc_examples.check_output(block.name, text, log, [rewrite(line) for line in command.expected])
                 else:
                     doc_examples.run_command(work.shell, block.name, command, text)
     finally:

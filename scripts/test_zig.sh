@@ -35,3 +35,7 @@ jobs="${ZIG_JOBS:-2}"
 echo "== zig $("$python" -m ziglang version): bindings/zig against $prefix"
 "$python" -m ziglang build test -Dsieve-prefix="$prefix" -j"$jobs" --summary all
 "$python" -m ziglang build example -Dsieve-prefix="$prefix" -j"$jobs"
+# The commands docs/zig.md shows, from the repository root, checked against
+# the output shown there (the builds above are cached by then).
+cd "$repo"
+"$python" tests/integration/doc_examples.py docs/zig.md

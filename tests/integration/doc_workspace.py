@@ -7,7 +7,8 @@ the tests that run them (test_cli_help.py, test_docs.py):
     models/splade-tiny              a sparse (SPLADE) model
     models/colbert-tiny             a ColBERT model (random weights)
     notes/                          two small documents to index
-    build/fixtures, build/stage     the test fixtures and the installed library,
+    build/fixtures, build/stage,    the test fixtures, the installed library, the
+    build/wheelhouse                Python package's wheel
     .venv-export                    and the export tools' environment, as in a
                                     checkout after the set-up
 
@@ -91,6 +92,7 @@ class Workspace:
         build.mkdir()
         (build / "fixtures").symlink_to(FIXTURES.resolve())
         (build / "stage").symlink_to((BUILD / "stage").resolve())
+        (build / "wheelhouse").symlink_to(Path(os.environ.get("SIEVE_WHEELHOUSE", BUILD / "wheelhouse")).resolve())
         package = tmp / "python" / "sieve"
         package.mkdir(parents=True)
         for source in (ROOT / "bindings" / "python" / "sieve").glob("*.py"):

@@ -97,15 +97,25 @@ def test_every_command_shown_is_tested():
 
 
 def test_ci_blocks_are_what_ci_runs():
+    """A `ci` block's commands are scripts that CI runs (.ci/run runs
+    scripts/test.sh, which runs the others), with options that script has."""
     ci = (ROOT / ".ci" / "run").read_text() + (ROOT / "scripts" / "test.sh").read_text()
     for page in PAGES:
         text = page.read_text(encoding="utf-8")
         for m in doc_examples.FENCE.finditer(text):
-            if "ci" in m.group("info").split()[1:]:
-                for line in m.group("body").splitlines():
-                    command = line.split("#")[0].strip()
-                    assert not command or command in ci or command.removeprefix("bash ") in ci, \
-                        f"{page.name}: {command!r} is not run by CI (.ci/run, scripts/test.sh)"
+            if "ci" not in m.group("info").split()[1:]:
+                continue
+            for line in m.group("body").splitlines():
+                words = line.split("#")[0].split()
+                if not words:
+                    continue
+                assert words[0] == "bash" and len(words) > 1, f"{page.name}: {line!r} is not `bash SCRIPT ...`"
+                script = words[1]
+                assert f"bash {script}" in ci, \
+                    f"{page.name}: {script} is not run by CI (.ci/run, scripts/test.sh)"
+                own = (ROOT / script).read_text()
+                for option in (w for w in words[2:] if w.startswith("--")):
+                    assert option in own, f"{page.name}: {script} has no option {option}"
 
 
 def test_repo_blocks_are_run_by_a_script():

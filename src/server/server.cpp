@@ -121,8 +121,9 @@ int serve(const ServerOptions& options) {
     std::string providers;
     for (const auto& p : info.providers) providers += (providers.empty() ? "" : ",") + p;
     log_info("model " + m.name + ": " + to_string(m.kind) + ", " + std::to_string(info.dimension) +
-             (m.kind == ModelKind::kReranker ? " label(s)" : " dimensions") + ", max " + std::to_string(info.max_length) +
-             " tokens, providers [" + providers + "], loaded in " + std::to_string(m.load_seconds) + " s");
+             (m.kind == ModelKind::kReranker ? " label(s)" : " dimensions") + ", max " +
+             std::to_string(info.max_length) + " tokens, providers [" + providers + "], loaded in " +
+             std::to_string(m.load_seconds) + " s");
   }
   for (const ServedIndex& served : indexes.all()) {
     const IndexStats stats = served.index->stats();

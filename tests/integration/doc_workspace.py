@@ -7,6 +7,7 @@ the tests that run them (test_cli_help.py, test_docs.py):
     models/splade-tiny              a sparse (SPLADE) model
     models/colbert-tiny             a ColBERT model (random weights)
     notes/                          two small documents to index
+    texts.txt                       sentences, one per line (tests/data/sentences.txt)
     build/fixtures, build/stage,    the test fixtures, the installed library, the
     build/wheelhouse                Python package's wheel
     .venv-export                    and the export tools' environment, as in a
@@ -80,6 +81,7 @@ class Workspace:
         notes.mkdir()
         (notes / "quantize.md").write_text("# Quantization\n\nQuantize a model to INT8 with sieve-export quantize.\n")
         (notes / "cats.txt").write_text("Cats sleep most of the day.\n")
+        shutil.copy(ROOT / "tests" / "data" / "sentences.txt", self.cwd / "texts.txt")
         bindir = tmp / "bin"
         bindir.mkdir()
         (bindir / "sieve").symlink_to(sieve_bin())

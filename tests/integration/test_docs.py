@@ -81,16 +81,35 @@ def test_the_docs_have_tested_examples():
     assert sum(len(b.commands) for b in blocks) >= 40
 
 
+def check_tested_by(page, body: str, tests: str) -> None:
+    """A `tested-by=FILE[,FILE]` block shows commands that need machines of
+    their own (a database host, a balancer in front of replicas): the tests
+    named run the same commands against local servers, so each option the
+    block uses must appear in them."""
+    text = ""
+    for name in tests.split(","):
+        path = ROOT / name
+        assert path.is_file(), f"{page.name}: tested-by names {name}, which does not exist"
+        text += path.read_text(encoding="utf-8")
+    for option in set(re.findall(r"(?<![\w-])(--[a-z][a-z-]*|env:)", body)):
+        assert option in text, f"{page.name}: {option} is shown, but {tests} never uses it"
+
+
 def test_every_command_shown_is_tested():
     """A block that shows commands ("$ " lines, or an sh block) is run by a
-    test: here, by a binding's script (`repo`), or by CI itself (`ci`: the
-    set-up and test commands, which are what CI runs)."""
+    test: here, by a binding's script (`repo`), by CI itself (`ci`: the
+    set-up and test commands, which are what CI runs), or by the tests it
+    names (`tested-by=`, see check_tested_by)."""
     untested = []
     for page in PAGES:
         text = page.read_text(encoding="utf-8")
         for m in doc_examples.FENCE.finditer(text):
             words = m.group("info").split()
             shows_commands = re.search(r"^\s*\$ ", m.group("body"), re.M) or words[:1] == ["sh"]
+            options = dict(w.partition("=")[::2] for w in words[1:])
+            if shows_commands and options.get("tested-by"):
+                check_tested_by(page, m.group("body"), options["tested-by"])
+                continue
             if shows_commands and not {"test", "ci"} & set(words[1:]):
                 untested.append(f"{page.relative_to(ROOT)}:{text[:m.start()].count(chr(10)) + 1}")
     assert not untested, "blocks with commands no test runs (mark them `sh test`): " + ", ".join(untested)

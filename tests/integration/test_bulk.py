@@ -150,16 +150,17 @@ def test_ray_jsonl_to_parquet_with_an_actor_killed(ray_cluster, sieve, rows, exp
 def test_ray_parquet_in_json_lines_out(ray_cluster, sieve, rows, expected, tmp_path):
     import sieve.ray as sieve_ray
 
-    part = rows[:300]
+    # A text column of another name.
+    part = [{"id": r["id"], "body": r["text"]} for r in rows[:300]]
     source = tmp_path / "in"
     source.mkdir()
     pq.write_table(pa.Table.from_pylist(part[:150]), source / "a.parquet")
     pq.write_table(pa.Table.from_pylist(part[150:]), source / "b.parquet")
-    sieve_ray.embed_files(source, tmp_path / "out", MODEL, output_format="json", output_column="vector",
-                          cpus_per_actor=0.5)
+    sieve_ray.embed_files(source, tmp_path / "out", MODEL, column="body", output_format="json",
+                          output_column="vector", cpus_per_actor=0.5)
     written = [json.loads(line) for f in sorted((tmp_path / "out").glob("*.json*"))
                for line in f.read_text().splitlines()]
-    assert {tuple(r) for r in written} == {("id", "text", "vector")}
+    assert {tuple(r) for r in written} == {("id", "body", "vector")}
     check_output(pa.Table.from_pylist(written), {r["id"]: expected[r["id"]] for r in part}, "vector")
 
 

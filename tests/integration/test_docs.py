@@ -93,24 +93,31 @@ def check_tested_by(page, body: str, tests: str) -> None:
         text += path.read_text(encoding="utf-8")
     for option in set(re.findall(r"(?<![\w-])(--[a-z][a-z-]*|env:)", body)):
         assert option in text, f"{page.name}: {option} is shown, but {tests} never uses it"
+    # Code: the package's functions called and the keyword arguments given.
+    for function in set(re.findall(r"\bsieve\.\w+\.(\w+)\(", body)):
+        assert f".{function}(" in text, f"{page.name}: {function}() is shown, but {tests} never calls it"
+    for keyword in set(re.findall(r"[(,]\s*(\w+)=", body)):
+        assert f"{keyword}=" in text, f"{page.name}: {keyword}= is shown, but {tests} never uses it"
 
 
 def test_every_command_shown_is_tested():
-    """A block that shows commands ("$ " lines, or an sh block) is run by a
-    test: here, by a binding's script (`repo`), by CI itself (`ci`: the
-    set-up and test commands, which are what CI runs), or by the tests it
-    names (`tested-by=`, see check_tested_by)."""
+    """A block that shows commands ("$ " lines, or an sh block) or code is
+    run or checked by a test: code with `test`, `file=` or `from=`; commands
+    here (`test`), by a binding's script (`repo`), by CI itself (`ci`: the
+    set-up and test commands), or, either, by the tests a `tested-by=`
+    names (see check_tested_by)."""
     untested = []
     for page in PAGES:
         text = page.read_text(encoding="utf-8")
         for m in doc_examples.FENCE.finditer(text):
             words = m.group("info").split()
-            shows_commands = re.search(r"^\s*\$ ", m.group("body"), re.M) or words[:1] == ["sh"]
+            shows_commands = re.search(r"^\s*\$ ", m.group("body"), re.M) or words[:1] == ["sh"] or \
+                words[:1] in (["python"], ["c"], ["go"], ["zig"])
             options = dict(w.partition("=")[::2] for w in words[1:])
             if shows_commands and options.get("tested-by"):
                 check_tested_by(page, m.group("body"), options["tested-by"])
                 continue
-            if shows_commands and not {"test", "ci"} & set(words[1:]):
+            if shows_commands and not {"test", "ci", "file", "from"} & set(options):
                 untested.append(f"{page.relative_to(ROOT)}:{text[:m.start()].count(chr(10)) + 1}")
     assert not untested, "blocks with commands no test runs (mark them `sh test`): " + ", ".join(untested)
 

@@ -7,6 +7,7 @@
 #include "capi/status.hpp"
 #include "sieve/error.hpp"
 #include "sieve/registry.hpp"
+#include "sieve/text.hpp"
 
 namespace sieve::capi {
 namespace {
@@ -117,12 +118,7 @@ sieve_model_kind to_kind(ModelKind kind) {
 }
 
 std::string join_comma(const std::vector<std::string>& values) {
-  std::string result;
-  for (const auto& value : values) {
-    if (!result.empty()) result += ',';
-    result += value;
-  }
-  return result;
+  return join(values, ",");
 }
 
 std::unique_ptr<sieve_model> make_model(std::shared_ptr<const Embedder> embedder,

@@ -6,31 +6,30 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "sieve/text.hpp"
 
 namespace sieve::cli {
 namespace {
 
 // One subcommand's place in the tree: "" for sieve itself, "index add", ...
+// with the names of the subcommands under it.
 struct Node {
   std::string path;
   const CLI::App* app;
+  std::vector<std::string> subcommands;
 };
 
 std::vector<Node> walk(const CLI::App& root) {
-  std::vector<Node> nodes{{"", &root}};
+  std::vector<Node> nodes{{"", &root, {}}};
   for (std::size_t i = 0; i < nodes.size(); ++i) {
-    const Node node = nodes[i];
-    for (const auto* sub : node.app->get_subcommands([](const CLI::App* a) { return !a->get_name().empty(); })) {
-      nodes.push_back({node.path.empty() ? sub->get_name() : node.path + " " + sub->get_name(), sub});
+    const CLI::App* app = nodes[i].app;
+    for (const auto* sub : app->get_subcommands([](const CLI::App* a) { return !a->get_name().empty(); })) {
+      nodes[i].subcommands.push_back(sub->get_name());
+      const std::string& path = nodes[i].path;
+      nodes.push_back({path.empty() ? sub->get_name() : path + " " + sub->get_name(), sub, {}});
     }
   }
   return nodes;
-}
-
-// Appends `item` to a `separator`-separated list.
-void append(std::string& list, std::string_view separator, std::string_view item) {
-  if (!list.empty()) list += separator;
-  list += item;
 }
 
 std::vector<std::string> option_names(const CLI::Option& option) {
@@ -77,22 +76,18 @@ std::string bash_completion(const CLI::App& app) {
       const std::string words = value_words(*option);
       if (words[0] != '@') positionals << "    " << quoted(node.path) << ") echo " << quoted(words) << " ;;\n";
     }
-    std::string subs;
-    for (const auto* sub : node.app->get_subcommands([](const CLI::App* a) { return !a->get_name().empty(); })) {
-      append(subs, " ", sub->get_name());
+    if (!node.subcommands.empty()) {
+      subcommands << "    " << quoted(node.path) << ") echo " << quoted(join(node.subcommands, " ")) << " ;;\n";
     }
-    if (!subs.empty()) subcommands << "    " << quoted(node.path) << ") echo " << quoted(subs) << " ;;\n";
-    std::string names;
+    std::vector<std::string> names;
     for (const auto* option : node.app->get_options([](const CLI::Option* o) { return o->nonpositional(); })) {
-      for (const auto& name : option_names(*option)) append(names, " ", name);
+      const auto own = option_names(*option);
+      names.insert(names.end(), own.begin(), own.end());
       if (option->get_type_size_max() == 0) continue;  // a flag
-      std::string patterns;
-      for (const auto& name : option_names(*option)) {
-        append(patterns, "|", quoted(node.path + "|" + name));
-      }
-      values << "    " << patterns << ") echo " << quoted(value_words(*option)) << " ;;\n";
+      values << "    " << join(own, "|", [&](const std::string& name) { return quoted(node.path + "|" + name); })
+             << ") echo " << quoted(value_words(*option)) << " ;;\n";
     }
-    options << "    " << quoted(node.path) << ") echo " << quoted(names) << " ;;\n";
+    options << "    " << quoted(node.path) << ") echo " << quoted(join(names, " ")) << " ;;\n";
   }
   std::ostringstream out;
   out << "# bash completion for sieve. Load it with\n"

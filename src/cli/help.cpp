@@ -1,6 +1,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "sieve/text.hpp"
 #include "sieve/version.hpp"
 
 namespace sieve::cli {
@@ -15,11 +16,7 @@ std::string version_text() {
   std::string text = std::string("sieve ") + version() + "\n";
   try {
     const auto build = runtime_build();
-    std::string providers;
-    for (const auto& p : build.providers) {
-      if (!providers.empty()) providers += ", ";
-      providers += p;
-    }
+    const std::string providers = join(build.providers, ", ");
     text += "ONNX Runtime " + build.onnxruntime_version + " (execution providers: " + providers + ")";
   } catch (const std::exception& e) {
     text += std::string("ONNX Runtime: not loaded (") + e.what() + ")";

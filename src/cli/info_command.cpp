@@ -8,6 +8,7 @@
 #include "sieve/error.hpp"
 #include "sieve/registry.hpp"
 #include "sieve/reranker.hpp"
+#include "sieve/text.hpp"
 
 namespace sieve::cli {
 namespace {
@@ -24,12 +25,6 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
   for (std::size_t i = 0; i < shape.size(); ++i)
     out += (i ? ", " : "") + (shape[i] < 0 ? std::string("?") : std::to_string(shape[i]));
   return out + "]";
-}
-
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : ",") + item;
-  return out;
 }
 
 // The registry under a models root: every model folder with its kind,
@@ -92,7 +87,7 @@ int run_registry_info(const InfoArgs& args) {
       continue;
     }
     std::cout << pad(to_string(e.kind), 16) << "  " << pad(std::to_string(e.dimension), 9) << "  "
-              << pad(std::to_string(e.max_length), 10) << "  " << join(e.providers) << '\n';
+              << pad(std::to_string(e.max_length), 10) << "  " << join(e.providers, ",") << '\n';
   }
   return 0;
 }
@@ -162,8 +157,7 @@ int run_info(const InfoArgs& args) {
     std::cout << "kind:        reranker (causal LM: P(yes) against no after its prompt, llm_reranker.json)\n"
               << "activation:  " << to_string(cross_encoder->activation()) << " of the yes-no log-odds\n";
   } else if (reranker) {
-    std::string names;
-    for (const auto& label : cross_encoder->labels()) names += (names.empty() ? "" : ", ") + label;
+    const std::string names = join(cross_encoder->labels(), ", ");
     std::cout << "kind:        reranker (cross-encoder) and classifier (sieve classify)\n"
               << "labels:      " << cross_encoder->num_labels() << " (" << names << ")\n"
               << "activation:  " << to_string(cross_encoder->activation()) << " (rerank), "
@@ -180,15 +174,14 @@ int run_info(const InfoArgs& args) {
               << "normalize:   " << (info.normalize ? "yes (L2)" : "no") << '\n'
               << "dimension:   " << info.dimension << '\n';
   }
-  std::string fused;
-  for (const auto& [op, n] : info.fused_operators) fused += (fused.empty() ? "" : ", ") + op + " " + std::to_string(n);
+  const std::string fused =
+      join(info.fused_operators, ", ", [](const auto& op) { return op.first + " " + std::to_string(op.second); });
   std::cout << "graph:       " << (fused.empty() ? std::string("no fused operators") : "fused " + fused) << '\n';
   if (!info.fusion_note.empty()) std::cout << "             not fused: " << info.fusion_note << '\n';
   std::cout << "max length:  " << info.max_length << " tokens\n"
             << "vocabulary:  " << vocab_size << " tokens\n"
             << "providers:   ";
-  for (std::size_t i = 0; i < info.providers.size(); ++i) std::cout << (i ? ", " : "") << info.providers[i];
-  std::cout << '\n'
+  std::cout << join(info.providers, ", ") << '\n'
             << "threads:     " << info.intra_op_threads << " intra-op\n"
             << "runtime:     ONNX Runtime " << info.onnxruntime_version << '\n';
   return 0;

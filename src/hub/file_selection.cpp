@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "sieve/error.hpp"
+#include "sieve/text.hpp"
 
 namespace sieve::hub {
 namespace {
@@ -114,10 +115,8 @@ std::vector<SelectedFile> select_files(const std::vector<Sibling>& siblings, std
   const auto chosen =
       std::find_if(variants.begin(), variants.end(), [&](const Variant& v) { return v.name == variant; });
   if (chosen == variants.end()) {
-    std::string names;
-    for (const auto& v : variants) names += (names.empty() ? "" : ", ") + v.name;
-    throw Error(ErrorCode::kInvalidArgument,
-                std::string(repo_id) + " has no ONNX variant \"" + std::string(variant) + "\"; available: " + names);
+    throw Error(ErrorCode::kInvalidArgument, std::string(repo_id) + " has no ONNX variant \"" + std::string(variant) +
+                                                 "\"; available: " + join(variants, ", ", &Variant::name));
   }
   if (std::none_of(siblings.begin(), siblings.end(), [](const Sibling& s) { return s.path == "tokenizer.json"; })) {
     throw Error(ErrorCode::kUnsupported, std::string(repo_id) +

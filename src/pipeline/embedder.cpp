@@ -14,6 +14,7 @@
 #include "runtime/session.hpp"
 #include "sieve/embedder.hpp"
 #include "sieve/error.hpp"
+#include "sieve/text.hpp"
 
 namespace sieve {
 namespace {
@@ -69,8 +70,8 @@ std::string choose_prompt(const EmbedderOptions& options, const model::ModelFold
   };
   if (options.prompt_name) {
     if (const std::string* text = find(*options.prompt_name)) return *text;
-    std::string known;
-    for (const auto& [key, text] : f.prompts) known += (known.empty() ? "" : ", ") + key;
+    const std::string known =
+        join(f.prompts, ", ", [](const auto& prompt) -> const std::string& { return prompt.first; });
     throw Error(ErrorCode::kInvalidArgument,
                 "unknown prompt name \"" + *options.prompt_name + "\"; " +
                     (known.empty() ? "the model folder defines no prompts (config_sentence_transformers.json)"

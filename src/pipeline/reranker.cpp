@@ -16,6 +16,7 @@
 #include "runtime/environment.hpp"
 #include "runtime/session.hpp"
 #include "sieve/error.hpp"
+#include "sieve/text.hpp"
 
 namespace sieve {
 namespace {
@@ -109,12 +110,6 @@ HeadConfig read_head_config(const fs::path& file) {
 
 bool is_sequence_classifier(const std::string& architecture) {
   return architecture.ends_with("ForSequenceClassification");
-}
-
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
-  return out;
 }
 
 // The logits output: named "logits" (what transformers and optimum call
@@ -227,12 +222,12 @@ Reranker Reranker::load(const fs::path& folder_path, const RerankerOptions& opti
                                                     [](const std::string& a) { return a.ends_with("ForCausalLM"); })) {
       throw Error(ErrorCode::kUnsupported, folder_path.string() + ": " + model::kLlmRerankerFile +
                                                " describes a causal LM, but config.json architectures are " +
-                                               join(head.architectures));
+                                               join(head.architectures, ", "));
     }
   } else if (!head.architectures.empty() && !declared_classifier) {
     throw Error(ErrorCode::kUnsupported,
                 folder_path.string() + ": not a cross-encoder: config.json architectures are " +
-                    join(head.architectures) + ", expected a *ForSequenceClassification model" +
+                    join(head.architectures, ", ") + ", expected a *ForSequenceClassification model" +
                     (std::any_of(head.architectures.begin(), head.architectures.end(),
                                  [](const std::string& a) { return a.ends_with("ForCausalLM"); })
                          ? " (a causal LM reranker such as Qwen3-Reranker: export it with sieve-export export "

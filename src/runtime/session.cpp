@@ -9,6 +9,7 @@
 #include "runtime/providers.hpp"
 #include "sieve/error.hpp"
 #include "sieve/quantize.hpp"
+#include "sieve/text.hpp"
 
 namespace sieve::runtime {
 namespace {
@@ -163,9 +164,7 @@ Session::Session(const std::filesystem::path& model, const RuntimeOptions& optio
              state_->input_names);
   read_specs(ort().SessionGetOutputCount, ort().SessionGetOutputName, ort().SessionGetOutputTypeInfo, "outputs",
              outputs_, state_->output_names);
-  std::string joined;
-  for (const auto& p : providers_) joined += (joined.empty() ? "" : ", ") + p;
-  logger().info("session for {} uses providers [{}] with {} intra-op threads", model.string(), joined,
+  logger().info("session for {} uses providers [{}] with {} intra-op threads", model.string(), join(providers_, ", "),
                 intra_op_threads_);
 }
 

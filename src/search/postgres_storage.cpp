@@ -14,6 +14,7 @@
 #include "search/storage.hpp"
 #include "search/text_match.hpp"
 #include "sieve/error.hpp"
+#include "sieve/text.hpp"
 
 namespace sieve::search {
 namespace {
@@ -34,15 +35,6 @@ std::string number(double value) {
   std::array<char, 32> text{};
   const auto [end, error] = std::to_chars(text.data(), text.data() + text.size(), value);
   return {text.data(), error == std::errc() ? end : text.data()};
-}
-
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& item : items) {
-    if (!out.empty()) out += ',';
-    out += item;
-  }
-  return out;
 }
 
 std::string number(float value) {
@@ -585,7 +577,7 @@ class PostgresSnapshot final : public StorageSnapshot {
     }
     const double average_words =
         static_cast<double>(std::stoll(storage_->meta_in(db(), "total_words").value_or("0"))) / chunks;
-    std::vector<Param> params{any_of(words), std::to_string(n), text_array(words), "{" + join(idfs) + "}",
+    std::vector<Param> params{any_of(words), std::to_string(n), text_array(words), "{" + join(idfs, ",") + "}",
                               number(average_words > 0 ? average_words : 1.0)};
     std::string where = " WHERE c.words @@ $1::tsquery";
     if (allowed) {

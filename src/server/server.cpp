@@ -11,6 +11,7 @@
 
 #include "server/routes.hpp"
 #include "sieve/logging.hpp"
+#include "sieve/text.hpp"
 
 namespace sieve::server {
 namespace {
@@ -118,8 +119,7 @@ int serve(const ServerOptions& options) {
   const ServedIndexes indexes(options.indexes, models, index_embedder);
   for (const ServedModel& m : models.all()) {
     const ModelInfo& info = m.info();
-    std::string providers;
-    for (const auto& p : info.providers) providers += (providers.empty() ? "" : ",") + p;
+    const std::string providers = join(info.providers, ",");
     log_info("model " + m.name + ": " + to_string(m.kind) + ", " + std::to_string(info.dimension) +
              (m.kind == ModelKind::kReranker ? " label(s)" : " dimensions") + ", max " +
              std::to_string(info.max_length) + " tokens, providers [" + providers + "], loaded in " +

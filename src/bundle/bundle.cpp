@@ -90,7 +90,9 @@ std::uintmax_t copy_model(const fs::path& from, const fs::path& to) {
   for (fs::recursive_directory_iterator it(from, fs::directory_options::follow_directory_symlink, ec), end;
        !ec && it != end; it.increment(ec)) {
     if (it.depth() > 8) throw Error(ErrorCode::kInvalidInput, from.string() + ": folders nest too deep (a link loop?)");
-    const fs::path target = to / fs::relative(it->path(), from);
+    // Lexically: fs::relative resolves symbolic links, and a model folder of
+    // links (Hugging Face's cache is one) would map its files outside `to`.
+    const fs::path target = to / it->path().lexically_relative(from);
     if (it->is_directory(ec)) {
       fs::create_directories(target, ec);  // empty ones too: modules.json may name them
       if (ec) fail_io(target, "cannot create", ec);

@@ -34,6 +34,7 @@ import urllib.request
 from pathlib import Path
 
 from conftest import BUILD, MODEL, ROOT, sieve_bin
+from server_harness import models_root
 from doc_examples import Shell
 from mock_hub import MockHub
 
@@ -50,13 +51,6 @@ def available() -> bool:
     return all((folder / "model.onnx").is_file() for folder in FOLDERS.values()) and (TINY / "model.onnx").is_file()
 
 
-def link_or_copy(src: str, dst: str) -> None:
-    try:
-        os.link(src, dst)
-    except OSError:
-        shutil.copy2(src, dst)
-
-
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -71,12 +65,7 @@ class Workspace:
     def __init__(self, tmp: Path):
         self.root = tmp
         self.cwd = tmp / "work"
-        models = self.cwd / "models"
-        models.mkdir(parents=True)
-        for name, folder in FOLDERS.items():
-            # Copies (hard links where the file system allows): the server serves
-            # no folder that a symbolic link leads out of its models root.
-            shutil.copytree(folder, models / name, copy_function=link_or_copy)
+        models_root(self.cwd, FOLDERS)
         notes = self.cwd / "notes"
         notes.mkdir()
         (notes / "quantize.md").write_text("# Quantization\n\nQuantize a model to INT8 with sieve-export quantize.\n")

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from conftest import MODEL, ROOT, run_sieve, sieve_bin
+from server_harness import models_root
 
 TEXTS = ["A cat sits on the mat.", "Offline embeddings, shipped as one folder."]
 SYSTEM_RUNTIME = re.compile(r"^(ld-linux|libc\.so|libm\.so|libdl\.so|libpthread\.so|librt\.so|libresolv\.so|"
@@ -31,8 +32,12 @@ def embed_reference() -> list[list[float]]:
 
 @pytest.fixture(scope="module")
 def bundle(tmp_path_factory) -> Path:
+    """Made from a model folder of symbolic links, as Hugging Face's cache
+    keeps one: the bundle must hold the files, not links out of it."""
+    links = models_root(tmp_path_factory.mktemp("links"), {"all-MiniLM-L6-v2": MODEL}) / "all-MiniLM-L6-v2"
+    assert (links / "model.onnx").is_symlink()
     made = tmp_path_factory.mktemp("made") / "bundle"
-    result = run_sieve("bundle", "--model", str(MODEL), "--out", str(made))
+    result = run_sieve("bundle", "--model", str(links), "--out", str(made))
     assert result.stdout.decode().strip() == str(made)
     moved = tmp_path_factory.mktemp("elsewhere") / "sieve-app"
     shutil.copytree(made, moved, symlinks=True)
@@ -53,6 +58,7 @@ def test_layout_and_model_copy(bundle: Path):
     assert (bundle / "include" / "sieve.h").is_file()
     assert (bundle / "licenses" / "onnxruntime").is_dir() or not (ROOT / ".deps/onnxruntime/LICENSE").exists()
     assert not any(SYSTEM_RUNTIME.match(name) for name in libs), libs
+    assert not any(p.is_symlink() for p in (bundle / "models" / MODEL.name).rglob("*"))
     comparison = filecmp.dircmp(MODEL, bundle / "models" / MODEL.name)
     assert not comparison.left_only and not comparison.diff_files, comparison.report()
     assert (bundle / "README.txt").read_text().count("bin/sieve embed") == 1

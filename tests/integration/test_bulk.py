@@ -23,6 +23,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+import tier
+
 from conftest import MODEL, ROOT, run_sieve
 
 SENTENCES = ROOT / "tests" / "data" / "sentences.txt"
@@ -162,6 +164,19 @@ def test_ray_parquet_in_json_lines_out(ray_cluster, sieve, rows, expected, tmp_p
                for line in f.read_text().splitlines()]
     assert {tuple(r) for r in written} == {("id", "body", "vector")}
     check_output(pa.Table.from_pylist(written), {r["id"]: expected[r["id"]] for r in part}, "vector")
+
+
+# A pool Ray grows and shrinks takes minutes to settle on two cores.
+@pytest.mark.skipif(not tier.FULL, reason="full tier (scripts/test.sh --full)")
+def test_ray_autoscaling_pool_over_a_dataset_of_your_own(ray_cluster, sieve, rows, expected):
+    """docs/scale-out.md's own pipeline: `embed` on the caller's dataset with
+    a (min, max) pool of actors."""
+    import ray
+    import sieve.ray as sieve_ray
+
+    part = rows[:32]
+    ds = sieve_ray.embed(ray.data.from_items(part), MODEL, actors=(1, 2), cpus_per_actor=0.5, batch_size=8)
+    check_output(pa.Table.from_pylist(ds.take_all()), {r["id"]: expected[r["id"]] for r in part})
 
 
 def test_ray_bad_input_is_a_clear_error(ray_cluster, sieve, tmp_path):

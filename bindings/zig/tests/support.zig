@@ -36,9 +36,15 @@ pub fn fixture(allocator: Allocator, name: []const u8) ![:0]u8 {
 }
 
 /// A real tokenizer.json of ../shared/tokenizers (beside the repository, as
-/// the parity tests use it), e.g. "gpt2" for byte-level BPE.
-pub fn sharedTokenizer(allocator: Allocator, name: []const u8) ![:0]u8 {
-    return std.fs.path.joinZ(allocator, &.{ config.repo_root, "..", "shared", "tokenizers", name, "tokenizer.json" });
+/// the parity tests use it), e.g. "gpt2" for byte-level BPE; null when that
+/// folder is not there (the parity tests, too, take the folders present).
+pub fn sharedTokenizer(allocator: Allocator, name: []const u8) !?[:0]u8 {
+    const path = try std.fs.path.joinZ(allocator, &.{ config.repo_root, "..", "shared", "tokenizers", name, "tokenizer.json" });
+    std.Io.Dir.cwd().access(testing.io, path, .{}) catch {
+        allocator.free(path);
+        return null;
+    };
+    return path;
 }
 
 pub fn fixturesRoot(allocator: Allocator) ![:0]u8 {

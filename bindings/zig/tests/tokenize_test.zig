@@ -96,9 +96,10 @@ test "tokenize: tokenizer.json files (WordPiece with truncation, byte-level BPE)
     const wordpiece = try std.fs.path.joinZ(allocator, &.{ minilm, "tokenizer.json" });
     defer allocator.free(wordpiece);
     const bbpe = try support.sharedTokenizer(allocator, "gpt2");
-    defer allocator.free(bbpe);
+    defer if (bbpe) |path| allocator.free(path);
 
-    for ([_][:0]const u8{ wordpiece, bbpe }) |file| {
+    const files = [_][:0]const u8{ wordpiece, bbpe orelse "" };
+    for (files[0 .. if (bbpe == null) 1 else 2]) |file| {
         var diagnostics: sieve.Diagnostics = .{};
         defer diagnostics.deinit();
         var tokenizer = sieve.Tokenizer.load(file, &diagnostics) catch |err| {

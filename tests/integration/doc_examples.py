@@ -100,35 +100,47 @@ def parse_commands(block: Block) -> list[Command]:
     return commands
 
 
-def parse(page: Path) -> list[Block]:
-    """Every fenced block of PAGE that takes part (see above), in page order."""
+@dataclass
+class Fence:
+    """Any fenced block of a page, marked or not."""
+    line: int
+    lang: str
+    options: dict[str, str]
+    body: str        # without the fence's own indentation
+    gap_before: str  # the page's text between the previous fence and this one
+
+
+def fences(page: Path) -> list[Fence]:
     text = page.read_text(encoding="utf-8")
-    blocks: list[Block] = []
-    previous_end = -1
+    found: list[Fence] = []
+    previous_end = 0
     for m in FENCE.finditer(text):
         words = m.group("info").split()
-        lang = words[0] if words else ""
-        options = {}
-        for word in words[1:]:
-            key, _, value = word.partition("=")
-            options[key] = value
+        options = dict(word.partition("=")[::2] for word in words[1:])
         indent = len(m.group("indent"))
         body = "\n".join(line[indent:] for line in m.group("body").splitlines())
-        line = text[:m.start()].count("\n") + 1
-        if lang == "output":
-            last = blocks[-1] if blocks else None
-            if last is None or last.lang != "python" or not last.tested or text[previous_end:m.start()].strip():
-                raise AssertionError(f"{page.name}:{line}: an output block follows no python test block")
-            last.output = body.splitlines()
-            previous_end = m.end()
-            continue
+        found.append(Fence(text[:m.start()].count("\n") + 1, words[0] if words else "", options, body,
+                           text[previous_end:m.start()]))
         previous_end = m.end()
-        if not ({"test", "file", "from"} & options.keys()):
+    return found
+
+
+def parse(page: Path) -> list[Block]:
+    """Every fenced block of PAGE that takes part (see above), in page order."""
+    blocks: list[Block] = []
+    for fence in fences(page):
+        if fence.lang == "output":
+            last = blocks[-1] if blocks else None
+            if last is None or last.lang != "python" or not last.tested or fence.gap_before.strip():
+                raise AssertionError(f"{page.name}:{fence.line}: an output block follows no python test block")
+            last.output = fence.body.splitlines()
             continue
-        block = Block(page, line, lang, options, body)
-        if block.tested and lang == "sh":
+        if not ({"test", "file", "from"} & fence.options.keys()):
+            continue
+        block = Block(page, fence.line, fence.lang, fence.options, fence.body)
+        if block.tested and block.lang == "sh":
             block.commands = parse_commands(block)
-        elif block.tested and lang != "python":
+        elif block.tested and block.lang != "python":
             raise AssertionError(f"{block.name}: only sh and python blocks are run (mark code with file=NAME)")
         blocks.append(block)
     return blocks

@@ -108,17 +108,12 @@ def test_every_command_shown_is_tested():
     names (see check_tested_by)."""
     untested = []
     for page in PAGES:
-        text = page.read_text(encoding="utf-8")
-        for m in doc_examples.FENCE.finditer(text):
-            words = m.group("info").split()
-            shows_commands = re.search(r"^\s*\$ ", m.group("body"), re.M) or words[:1] == ["sh"] or \
-                words[:1] in (["python"], ["c"], ["go"], ["zig"])
-            options = dict(w.partition("=")[::2] for w in words[1:])
-            if shows_commands and options.get("tested-by"):
-                check_tested_by(page, m.group("body"), options["tested-by"])
-                continue
-            if shows_commands and not {"test", "ci", "file", "from"} & set(options):
-                untested.append(f"{page.relative_to(ROOT)}:{text[:m.start()].count(chr(10)) + 1}")
+        for fence in doc_examples.fences(page):
+            shows_commands = re.search(r"^\s*\$ ", fence.body, re.M) or fence.lang in ("sh", "python", "c", "go", "zig")
+            if shows_commands and fence.options.get("tested-by"):
+                check_tested_by(page, fence.body, fence.options["tested-by"])
+            elif shows_commands and not {"test", "ci", "file", "from"} & fence.options.keys():
+                untested.append(f"{page.relative_to(ROOT)}:{fence.line}")
     assert not untested, "blocks with commands no test runs (mark them `sh test`): " + ", ".join(untested)
 
 
@@ -127,11 +122,10 @@ def test_ci_blocks_are_what_ci_runs():
     scripts/test.sh, which runs the others), with options that script has."""
     ci = (ROOT / ".ci" / "run").read_text() + (ROOT / "scripts" / "test.sh").read_text()
     for page in PAGES:
-        text = page.read_text(encoding="utf-8")
-        for m in doc_examples.FENCE.finditer(text):
-            if "ci" not in m.group("info").split()[1:]:
+        for fence in doc_examples.fences(page):
+            if "ci" not in fence.options:
                 continue
-            for line in m.group("body").splitlines():
+            for line in fence.body.splitlines():
                 words = line.split("#")[0].split()
                 if not words:
                     continue

@@ -57,8 +57,12 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+# `[exec] [NAME=value ...] sieve serve ...`
+SERVER = re.compile(r"^(exec )?(?P<assignments>(\w+=\S* )*)sieve serve\b")
+
+
 def is_server(command: str) -> bool:
-    return re.match(r"(exec )?(\w+=\S* )*sieve serve\b", command) is not None
+    return SERVER.match(command) is not None
 
 
 class Workspace:
@@ -125,7 +129,7 @@ class Workspace:
         with log.open("w") as stderr:
             # exec after the variable assignments (`KEY=value exec sieve serve ...`)
             # so that stopping bash stops the server.
-            command = re.sub(r"^(exec )?((\w+=\S* )*)", r"\2exec ", command)
+            command = SERVER.sub(r"\g<assignments>exec sieve serve", command, count=1)
             process = subprocess.Popen(["bash", "-c", self.shell.script(command, save=False)],
                                        env=self.env, cwd=self.cwd, stdout=subprocess.DEVNULL, stderr=stderr)
         self.servers[port] = process

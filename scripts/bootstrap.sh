@@ -24,7 +24,7 @@ as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
 packages=(
   build-essential cmake ninja-build pkg-config git unzip ca-certificates ccache
   python3 python3-venv python3-dev
-  nlohmann-json3-dev libutf8proc-dev libpcre2-dev libcli11-dev libspdlog-dev libfmt-dev libcpp-httplib-dev
+  nlohmann-json3-dev libutf8proc-dev libpcre2-dev libcli11-dev libspdlog-dev libfmt-dev libboost1.81-dev
   libcurl4-openssl-dev libssl-dev
   libsqlite3-dev libhnswlib-dev libxml2-dev libcmark-dev libpq-dev
   libgtest-dev libgmock-dev

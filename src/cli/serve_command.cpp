@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <memory>
 
 #include "cli/commands.hpp"
@@ -21,6 +22,9 @@ Action add_serve_command(CLI::App& app) {
     double request_timeout_s = 30;
     double drain_timeout_s = 30;
     double drain_grace_s = 0;
+    double header_timeout_s = 10;
+    double body_timeout_s = 30;
+    double idle_timeout_s = 5;
     std::string api_key_file;
     std::vector<std::string> indexes;
   };
@@ -51,8 +55,33 @@ Action add_serve_command(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   command->add_option("--workers", s.scheduling.workers, "Threads running model batches, per model")
       ->check(CLI::Range(1, 64));
-  command->add_option("--http-threads", s.http_threads, "Connections served at once")->check(CLI::Range(1, 4096));
-  command->add_option("--max-body-bytes", s.max_body_bytes, "Largest request body (413 beyond)")
+  command->add_option("--http-threads", s.http.handler_threads, "Requests handled at once (more wait their turn)")
+      ->check(CLI::Range(1, 4096));
+  command->add_option("--max-body-bytes", s.http.max_body_bytes, "Largest request body, however sent (413 beyond)")
+      ->check(CLI::PositiveNumber);
+  command
+      ->add_option("--max-header-bytes", s.http.max_header_bytes,
+                   "Largest request line and header fields together (431 beyond)")
+      ->check(CLI::Range(1024, 1 << 20));
+  command
+      ->add_option("--max-connections", s.http.max_connections,
+                   "Connections open at once; beyond, the idle and slowest are closed first")
+      ->check(CLI::Range(1, 1 << 20));
+  command
+      ->add_option("--max-connections-per-client", s.http.max_connections_per_client,
+                   "Connections open at once from one address")
+      ->check(CLI::Range(1, 1 << 20));
+  command->add_option("--header-timeout", args->header_timeout_s, "Seconds a client gets to send a request's head")
+      ->check(CLI::Range(0.01, 3600.0));
+  command->add_option("--body-timeout", args->body_timeout_s, "Seconds a client gets to send a request's body")
+      ->check(CLI::Range(0.01, 3600.0));
+  command
+      ->add_option("--idle-timeout", args->idle_timeout_s,
+                   "Seconds a kept-alive connection may wait for its next request")
+      ->check(CLI::Range(0.01, 3600.0));
+  command
+      ->add_option("--max-response-bytes", s.max_response_bytes,
+                   "Largest answer a request may ask for, e.g. the tokens of /tokenize (413 beyond)")
       ->check(CLI::PositiveNumber);
   command->add_option("--max-inputs", s.max_inputs, "Inputs per request at most (413 beyond)")
       ->check(CLI::PositiveNumber);
@@ -80,6 +109,11 @@ Action add_serve_command(CLI::App& app) {
     o.request_timeout = ms(args->request_timeout_s);
     o.drain_timeout = ms(args->drain_timeout_s);
     o.drain_grace = ms(args->drain_grace_s);
+    o.http.header_timeout = ms(args->header_timeout_s);
+    o.http.body_timeout = ms(args->body_timeout_s);
+    o.http.idle_timeout = ms(args->idle_timeout_s);
+    // A write gets as long as the request may take.
+    o.http.write_timeout = std::max(o.request_timeout, std::chrono::milliseconds(1000));
     if (!args->api_key_file.empty()) o.api_key_file = args->api_key_file;
     o.indexes.clear();
     for (const std::string& spec : args->indexes) o.indexes.push_back(server::parse_index_spec(spec));

@@ -41,7 +41,7 @@ std::vector<std::string> read_documents(const json& body, std::size_t max_inputs
   return documents;
 }
 
-json rerank(ServerState& state, const httplib::Request& req) {
+json rerank(ServerState& state, const Request& req) {
   static std::atomic<std::uint64_t> counter{0};
   const json body = parse_object(req.body);
   const ServedModel& model = state.models.reranker(optional_string(body, "model"));
@@ -85,9 +85,9 @@ json rerank(ServerState& state, const httplib::Request& req) {
 
 }  // namespace
 
-void add_cohere_routes(httplib::Server& http, ServerState& state) {
+void add_cohere_routes(Router& http, ServerState& state) {
   add_route(http, state, "POST", "/v1/rerank", ApiStyle::kCohere,
-            [&state](const httplib::Request& req) { return rerank(state, req); });
+            [&state](const Request& req) { return rerank(state, req); });
 }
 
 }  // namespace sieve::server

@@ -31,7 +31,7 @@ std::string base64_floats(std::span<const float> values) {
   return out;
 }
 
-std::string embeddings(ServerState& state, const httplib::Request& req) {
+std::string embeddings(ServerState& state, const Request& req) {
   const json body = parse_object(req.body);
   const ServedModel& model = state.models.embedding(optional_string(body, "model"));
   const Inputs inputs = read_inputs(body, "input", state.options.max_inputs, true);
@@ -92,13 +92,12 @@ json list_models(ServerState& state) {
 
 }  // namespace
 
-void add_openai_routes(httplib::Server& http, ServerState& state) {
-  add_raw_route(http, state, "POST", "/v1/embeddings", ApiStyle::kOpenAI,
-                [&state](const httplib::Request& req, httplib::Response& res) {
-                  res.set_content(embeddings(state, req), "application/json");
-                });
+void add_openai_routes(Router& http, ServerState& state) {
+  add_raw_route(http, state, "POST", "/v1/embeddings", ApiStyle::kOpenAI, [&state](const Request& req, Response& res) {
+    res.set_content(embeddings(state, req), "application/json");
+  });
   add_route(http, state, "GET", "/v1/models", ApiStyle::kOpenAI,
-            [&state](const httplib::Request&) { return list_models(state); });
+            [&state](const Request&) { return list_models(state); });
 }
 
 }  // namespace sieve::server

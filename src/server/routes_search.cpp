@@ -74,7 +74,7 @@ std::vector<std::pair<std::string, std::string>> read_filters(const json& body) 
 }
 
 // POST /v1/search: the body of sieve::search_result_json, as `sieve search --json` prints it.
-void search(ServerState& state, const ServedIndexes& indexes, const httplib::Request& req, httplib::Response& res) {
+void search(ServerState& state, const ServedIndexes& indexes, const Request& req, Response& res) {
   const json body = parse_object(req.body);
   const ServedIndex& served = indexes.find(option([&] { return optional_string(body, "index"); }));
   const std::string query = option([&] { return required_string(body, "query"); });
@@ -110,19 +110,17 @@ json stats_of(const ServedIndex& served) {
 
 }  // namespace
 
-void add_search_routes(httplib::Server& http, ServerState& state, const ServedIndexes& indexes) {
-  add_raw_route(
-      http, state, "POST", "/v1/search", ApiStyle::kOpenAI,
-      [&state, &indexes](const httplib::Request& req, httplib::Response& res) { search(state, indexes, req, res); });
-  add_route(http, state, "GET", "/v1/indexes", ApiStyle::kOpenAI, [&indexes](const httplib::Request&) {
+void add_search_routes(Router& http, ServerState& state, const ServedIndexes& indexes) {
+  add_raw_route(http, state, "POST", "/v1/search", ApiStyle::kOpenAI,
+                [&state, &indexes](const Request& req, Response& res) { search(state, indexes, req, res); });
+  add_route(http, state, "GET", "/v1/indexes", ApiStyle::kOpenAI, [&indexes](const Request&) {
     json list = json::array();
     for (const ServedIndex& served : indexes.all()) list.push_back(stats_of(served));
     return json{{"indexes", std::move(list)}};
   });
   add_route(
       http, state, "GET", "/v1/indexes/([^/]+)", ApiStyle::kOpenAI,
-      [&indexes](const httplib::Request& req) { return stats_of(indexes.find(req.matches[1].str())); }, false,
-      "/v1/indexes/{name}");
+      [&indexes](const Request& req) { return stats_of(indexes.find(req.matches[1])); }, false, "/v1/indexes/{name}");
 }
 
 }  // namespace sieve::server

@@ -59,7 +59,7 @@ void refuse_long_inputs(ServerState& state, const json& body, const ServedModel&
   }
 }
 
-std::string embed(ServerState& state, const httplib::Request& req) {
+std::string embed(ServerState& state, const Request& req) {
   const json body = parse_object(req.body);
   const ServedModel& model = state.models.embedding(optional_string(body, "model"));
   const ModelInfo& info = model.info();
@@ -81,7 +81,7 @@ std::string embed(ServerState& state, const httplib::Request& req) {
 // weights as [{"index": token id, "value": weight}, ...] by ascending id.
 // Beyond TEI: "top_k" and "min_weight" prune each vector, and
 // "return_tokens" adds each id's vocabulary token.
-std::string embed_sparse(ServerState& state, const httplib::Request& req) {
+std::string embed_sparse(ServerState& state, const Request& req) {
   const json body = parse_object(req.body);
   const ServedModel& model = state.models.sparse(optional_string(body, "model"));
   SparseOptions options;
@@ -124,7 +124,7 @@ std::string embed_sparse(ServerState& state, const httplib::Request& req) {
 // Text Embeddings Inference's /embed_all: every token's vector. Served for
 // late-interaction (ColBERT) models, whose token vectors these are; Sieve's
 // "query": true encodes the inputs as queries (marker and expansion).
-std::string embed_all(ServerState& state, const httplib::Request& req) {
+std::string embed_all(ServerState& state, const Request& req) {
   const json body = parse_object(req.body);
   const ServedModel& model = state.models.late_interaction(optional_string(body, "model"));
   const Inputs inputs = read_inputs(body, "inputs", state.options.max_inputs, false);
@@ -147,7 +147,7 @@ std::string embed_all(ServerState& state, const httplib::Request& req) {
   return out;
 }
 
-json rerank(ServerState& state, const httplib::Request& req) {
+json rerank(ServerState& state, const Request& req) {
   const json body = parse_object(req.body);
   const ServedModel& model = state.models.reranker(optional_string(body, "model"));
   const std::string query = required_string(body, "query");
@@ -231,7 +231,7 @@ PredictInputs read_predict_inputs(const json& body, std::size_t max_inputs) {
   return out;
 }
 
-json predict(ServerState& state, const httplib::Request& req) {
+json predict(ServerState& state, const Request& req) {
   const json body = parse_object(req.body);
   const ServedModel& model = state.models.reranker(optional_string(body, "model"));
   const Reranker& reranker = model.reranker->reranker();
@@ -293,7 +293,7 @@ json predict(ServerState& state, const httplib::Request& req) {
   return inputs.batch ? out : out[0];
 }
 
-json tokenize(ServerState& state, const httplib::Request& req) {
+json tokenize(ServerState& state, const Request& req) {
   const json body = parse_object(req.body);
   const ServedModel& model = state.models.any(optional_string(body, "model"));
   const Inputs inputs = read_inputs(body, "inputs", state.options.max_inputs, false);
@@ -339,7 +339,7 @@ json tokenize(ServerState& state, const httplib::Request& req) {
   return out;
 }
 
-json decode(ServerState& state, const httplib::Request& req) {
+json decode(ServerState& state, const Request& req) {
   const json body = parse_object(req.body);
   const ServedModel& model = state.models.any(optional_string(body, "model"));
   const Inputs inputs = read_inputs(body, "ids", state.options.max_inputs, true);
@@ -362,9 +362,9 @@ json decode(ServerState& state, const httplib::Request& req) {
   return out;
 }
 
-json info(ServerState& state, const httplib::Request& req) {
+json info(ServerState& state, const Request& req) {
   std::optional<std::string> name;
-  if (req.has_param("model")) name = req.get_param_value("model");
+  if (req.has_param("model")) name = req.param("model");
   const ServedModel& model = state.models.any(name);
   const ModelInfo& i = model.info();
   json type;
@@ -388,13 +388,13 @@ json info(ServerState& state, const httplib::Request& req) {
           {"model_sha", nullptr},
           {"model_dtype", "float32"},
           {"model_type", type},
-          {"max_concurrent_requests", state.options.http_threads},
+          {"max_concurrent_requests", state.options.http.handler_threads},
           {"max_input_length", i.max_length},
           {"max_batch_tokens", s.max_batch_tokens},
           {"max_batch_requests", s.max_batch_size},
           {"max_client_batch_size", state.options.max_inputs},
           {"auto_truncate", state.options.auto_truncate},
-          {"tokenization_workers", state.options.http_threads},
+          {"tokenization_workers", state.options.http.handler_threads},
           {"version", std::string("sieve-") + sieve::version()},
           {"sha", nullptr},
           {"docker_label", nullptr}};
@@ -402,29 +402,25 @@ json info(ServerState& state, const httplib::Request& req) {
 
 }  // namespace
 
-void add_tei_routes(httplib::Server& http, ServerState& state) {
-  add_raw_route(http, state, "POST", "/embed", ApiStyle::kTei,
-                [&state](const httplib::Request& req, httplib::Response& res) {
-                  res.set_content(embed(state, req), "application/json");
-                });
-  add_raw_route(http, state, "POST", "/embed_sparse", ApiStyle::kTei,
-                [&state](const httplib::Request& req, httplib::Response& res) {
-                  res.set_content(embed_sparse(state, req), "application/json");
-                });
-  add_raw_route(http, state, "POST", "/embed_all", ApiStyle::kTei,
-                [&state](const httplib::Request& req, httplib::Response& res) {
-                  res.set_content(embed_all(state, req), "application/json");
-                });
+void add_tei_routes(Router& http, ServerState& state) {
+  add_raw_route(http, state, "POST", "/embed", ApiStyle::kTei, [&state](const Request& req, Response& res) {
+    res.set_content(embed(state, req), "application/json");
+  });
+  add_raw_route(http, state, "POST", "/embed_sparse", ApiStyle::kTei, [&state](const Request& req, Response& res) {
+    res.set_content(embed_sparse(state, req), "application/json");
+  });
+  add_raw_route(http, state, "POST", "/embed_all", ApiStyle::kTei, [&state](const Request& req, Response& res) {
+    res.set_content(embed_all(state, req), "application/json");
+  });
   add_route(http, state, "POST", "/rerank", ApiStyle::kTei,
-            [&state](const httplib::Request& req) { return rerank(state, req); });
+            [&state](const Request& req) { return rerank(state, req); });
   add_route(http, state, "POST", "/predict", ApiStyle::kTei,
-            [&state](const httplib::Request& req) { return predict(state, req); });
+            [&state](const Request& req) { return predict(state, req); });
   add_route(http, state, "POST", "/tokenize", ApiStyle::kTei,
-            [&state](const httplib::Request& req) { return tokenize(state, req); });
+            [&state](const Request& req) { return tokenize(state, req); });
   add_route(http, state, "POST", "/decode", ApiStyle::kTei,
-            [&state](const httplib::Request& req) { return decode(state, req); });
-  add_route(http, state, "GET", "/info", ApiStyle::kTei,
-            [&state](const httplib::Request& req) { return info(state, req); });
+            [&state](const Request& req) { return decode(state, req); });
+  add_route(http, state, "GET", "/info", ApiStyle::kTei, [&state](const Request& req) { return info(state, req); });
 }
 
 }  // namespace sieve::server

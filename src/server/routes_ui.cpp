@@ -19,17 +19,17 @@ constexpr const char* kPolicy =
 
 }  // namespace
 
-void add_ui_routes(httplib::Server& http, ServerState& state) {
+void add_ui_routes(Router& http, ServerState& state) {
   for (const EmbeddedAsset& asset : kAssets) {
     // The files hold no data, so they need no key; the page asks for one
     // when the API it calls answers 401.
     add_raw_route(
         http, state, "GET", asset.path, ApiStyle::kPlain,
-        [&asset](const httplib::Request&, httplib::Response& res) {
+        [&asset](const Request&, Response& res) {
           res.set_header("Content-Security-Policy", kPolicy);
           res.set_header("X-Content-Type-Options", "nosniff");
           res.set_header("Cache-Control", "no-cache");
-          res.set_content(reinterpret_cast<const char*>(asset.data), asset.size,
+          res.set_content(std::string(reinterpret_cast<const char*>(asset.data), asset.size),
                           std::string(asset.content_type) + "; charset=utf-8");
         },
         true);

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "server/http_server.hpp"
 #include "sieve/batch_scheduler.hpp"
 #include "sieve/registry.hpp"
 
@@ -25,10 +26,13 @@ struct ServerOptions {
 
   std::string host = "127.0.0.1";  // loopback unless told otherwise
   int port = 8080;                 // 0: any free port (logged)
-  std::size_t http_threads = 256;  // connections served at once
+  // Connections, request sizes and deadlines (docs/http-api.md, "Limits and hardening").
+  HttpLimits http;
 
-  std::size_t max_body_bytes = 2'000'000;  // 413 beyond
-  std::size_t max_inputs = 2048;           // per request; 413 beyond
+  std::size_t max_inputs = 2048;  // per request; 413 beyond
+  // Bytes one answer may hold (tokens of /tokenize, token vectors of
+  // /embed_all, ...): a request that would make a larger one gets 413.
+  std::size_t max_response_bytes = 64u << 20;
   // Cut inputs longer than the model's maximum when a request does not say
   // (Text Embeddings Inference's --auto-truncate); otherwise they get 422.
   bool auto_truncate = false;

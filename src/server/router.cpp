@@ -1,0 +1,158 @@
+#include "server/router.hpp"
+
+#include <chrono>
+
+#include "server/routes.hpp"
+#include "sieve/logging.hpp"
+
+namespace sieve::server {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Which API a path belongs to, for errors raised before any route runs
+// (unknown path, a request the connection layer refuses).
+ApiStyle style_of(const std::string& path) {
+  if (path == "/v1/rerank") return ApiStyle::kCohere;
+  if (path.rfind("/v1/", 0) == 0) return ApiStyle::kOpenAI;
+  if (path == "/embed" || path == "/embed_sparse" || path == "/embed_all" || path == "/rerank" || path == "/predict" ||
+      path == "/tokenize" || path == "/decode" || path == "/info") {
+    return ApiStyle::kTei;
+  }
+  return ApiStyle::kPlain;
+}
+
+Response error_response(ApiStyle style, const HttpError& error) {
+  Response res;
+  res.status = error.status();
+  res.set_content(dump(error_body(style, error)), "application/json");
+  return res;
+}
+
+void allow_origin(const ServerOptions& options, const Request& req, Response& res) {
+  if (options.cors_origins.empty()) return;
+  const std::string origin = req.header("Origin");
+  for (const std::string& allowed : options.cors_origins) {
+    if (allowed == "*" || allowed == origin) {
+      res.set_header("Access-Control-Allow-Origin", allowed == "*" ? "*" : origin);
+      if (allowed != "*") res.set_header("Vary", "Origin");
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+void Router::add(const char* method, const std::string& path, ApiStyle style, RawHandler handler, bool open,
+                 const std::string& metrics_route) {
+  Route route{
+      method, path, std::nullopt, style, std::move(handler), open, metrics_route.empty() ? path : metrics_route};
+  if (path.find('(') != std::string::npos) route.pattern.emplace(path);
+  routes_.push_back(std::move(route));
+}
+
+const Router::Route* Router::find(const Request& request, std::vector<std::string>* matches) const {
+  // HEAD is answered as GET without the body.
+  const std::string& method = request.method == "HEAD" ? std::string("GET") : request.method;
+  for (const Route& route : routes_) {
+    if (route.method != method) continue;
+    if (!route.pattern) {
+      if (route.path == request.path) return &route;
+      continue;
+    }
+    std::smatch found;
+    if (std::regex_match(request.path, found, *route.pattern)) {
+      if (matches != nullptr) {
+        matches->clear();
+        for (const auto& group : found) matches->push_back(group.str());
+      }
+      return &route;
+    }
+  }
+  return nullptr;
+}
+
+void Router::finish(const Request& request, Response& response, const std::string& metrics_route,
+                    double seconds) const {
+  allow_origin(state_.options, request, response);
+  state_.metrics.count_request(metrics_route, response.status, seconds);
+}
+
+std::optional<Response> Router::admit(const Request& head) {
+  if (head.method == "OPTIONS" && !state_.options.cors_origins.empty()) {
+    Response res;
+    res.status = 204;
+    allow_origin(state_.options, head, res);
+    res.set_header("Access-Control-Allow-Methods", "GET, POST, OPTIONS");
+    res.set_header("Access-Control-Allow-Headers", "Authorization, Content-Type");
+    res.set_header("Access-Control-Max-Age", "600");
+    return res;
+  }
+  const Route* route = find(head, nullptr);
+  if (route == nullptr) {
+    Response res = error_response(style_of(head.path), HttpError(404, "no route " + head.method + " " + head.path));
+    finish(head, res, "(none)", 0);
+    return res;
+  }
+  // The key is checked from the head: a client without one never gets
+  // its body read.
+  if (!route->open && state_.keys.enabled() && !state_.keys.accepts(head.header("Authorization"))) {
+    Response res = error_response(
+        route->style,
+        HttpError(401, "a valid API key is required: send it as \"Authorization: Bearer KEY\"", {}, "invalid_api_key"));
+    res.set_header("WWW-Authenticate", "Bearer");
+    finish(head, res, route->metrics_route, 0);
+    return res;
+  }
+  return std::nullopt;
+}
+
+Response Router::handle(Request& request) {
+  const auto start = Clock::now();
+  const Route* route = find(request, &request.matches);
+  Response res;
+  if (route == nullptr) {  // admitted, so never; answered all the same
+    res = error_response(style_of(request.path), HttpError(404, "no route " + request.method + " " + request.path));
+    finish(request, res, "(none)", 0);
+    return res;
+  }
+  try {
+    res.status = 200;
+    route->handler(request, res);
+  } catch (const HttpError& e) {
+    res = error_response(route->style, e);
+  } catch (const Error& e) {
+    res = error_response(route->style, to_http_error(e, {}));
+  } catch (const std::bad_alloc&) {
+    res = error_response(route->style, HttpError(503, "out of memory for this request"));
+  } catch (const std::exception& e) {
+    log_error("unexpected error on " + route->metrics_route + ": " + e.what());
+    res = error_response(route->style, HttpError(500, std::string("internal error: ") + e.what()));
+  }
+  finish(request, res, route->metrics_route, std::chrono::duration<double>(Clock::now() - start).count());
+  return res;
+}
+
+Response Router::refuse(int status, const std::string& message, const std::string& path) {
+  Response res = error_response(style_of(path), HttpError(status, message));
+  state_.metrics.count_request("(none)", status, 0);
+  return res;
+}
+
+void add_raw_route(Router& http, ServerState& /*state*/, const char* method, const std::string& path, ApiStyle style,
+                   RawHandler handler, bool open, const std::string& metrics_route) {
+  http.add(method, path, style, std::move(handler), open, metrics_route);
+}
+
+void add_route(Router& http, ServerState& state, const char* method, const std::string& path, ApiStyle style,
+               JsonHandler handler, bool open, const std::string& metrics_route) {
+  add_raw_route(
+      http, state, method, path, style,
+      [handler = std::move(handler)](const Request& req, Response& res) {
+        res.status = 200;
+        res.set_content(dump(handler(req)), "application/json");
+      },
+      open, metrics_route);
+}
+
+}  // namespace sieve::server

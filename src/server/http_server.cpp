@@ -6,6 +6,7 @@
 // connection on one thread, so that slow clients cost sockets, not threads.
 #include "server/http_server.hpp"
 
+#include <malloc.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 
@@ -49,6 +50,8 @@ using Clock = std::chrono::steady_clock;
 // long that may take.
 constexpr std::size_t kLingerBytes = 4u << 20;
 constexpr std::chrono::milliseconds kLingerTime{2'000};
+// A request or answer from this size up is followed by a trim of the allocator.
+constexpr std::size_t kLargeBytes = 1u << 20;
 // File descriptors kept for everything but connections (models, logs, stores).
 constexpr std::size_t kReservedDescriptors = 64;
 
@@ -376,6 +379,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     stream_.expires_never();
     keep_alive_ = parser_->keep_alive();
     head_.body = std::move(parser_->get().body());
+    large_request_ = head_.body.size() >= kLargeBytes;
     head_request_ = head_.method == "HEAD";
     const int fd = stream_.socket().native_handle();
     // While the request is handled the connection stays open and nothing
@@ -434,7 +438,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   void on_written(const beast::error_code& ec) {
     finish_request();
+    const bool large = large_request_ || (response_ && response_->body().size() >= kLargeBytes);
     response_.reset();
+    large_request_ = false;
+    // A large request or answer leaves freed memory in the allocator's
+    // arenas; it goes back to the system, off the network thread.
+    if (large) server_.pool.post([] { malloc_trim(0); });
     if (closed_) return;
     if (ec) {
       if (is_timeout(ec)) ++server_.timed_out;
@@ -520,6 +529,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool head_request_ = false;
   bool linger_after_ = false;
   bool in_flight_ = false;
+  bool large_request_ = false;
   bool closed_ = false;
 };
 

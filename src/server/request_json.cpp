@@ -52,11 +52,29 @@ std::vector<std::uint32_t> token_ids(const json& list, const char* key, std::siz
 }  // namespace
 
 json parse_object(std::string_view body) {
+  // Request bodies nest a few levels; deeper ones are refused before the
+  // tree is built. The last key read names the field of a bad number.
+  constexpr int kMaxDepth = 64;
+  std::string last_key;
+  const auto watch = [&](int depth, json::parse_event_t event, json& parsed) {
+    if (depth > kMaxDepth &&
+        (event == json::parse_event_t::object_start || event == json::parse_event_t::array_start)) {
+      throw HttpError(400, "the request body is nested deeper than " + std::to_string(kMaxDepth) + " levels");
+    }
+    if (event == json::parse_event_t::key && parsed.is_string()) last_key = parsed.get<std::string>();
+    return true;
+  };
   json parsed;
   try {
-    parsed = json::parse(body);
+    parsed = json::parse(body, watch);
   } catch (const json::parse_error& e) {
     // nlohmann's message says where and why, invalid UTF-8 included.
+    throw HttpError(400, std::string("the request body is not valid JSON: ") + e.what());
+  } catch (const json::out_of_range& e) {
+    // A number beyond a double's range, such as 1e309.
+    const std::string field = last_key.empty() ? std::string("the request body") : "`" + last_key + "`";
+    throw HttpError(400, field + " holds a number out of range: " + e.what(), last_key);
+  } catch (const json::exception& e) {
     throw HttpError(400, std::string("the request body is not valid JSON: ") + e.what());
   }
   if (!parsed.is_object()) throw HttpError(400, "the request body must be a JSON object");

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "server/request_json.hpp"
+#include "server/response_budget.hpp"
 #include "server/routes.hpp"
 #include "sieve/json_text.hpp"
 
@@ -59,6 +60,11 @@ std::string embeddings(ServerState& state, const Request& req) {
   }
   std::size_t tokens = 0;
   for (const EncodedText& e : encoded) tokens += e.encoding.size();
+  const std::size_t columns = dimensions ? static_cast<std::size_t>(*dimensions) : info.dimension;
+  ResponseBudget budget(state.options.max_response_bytes, "input");
+  // A float takes at least 8 bytes of text and 5.3 of base64.
+  budget.expect(encoded.size() * columns * (format == "base64" ? 5 : 8),
+                std::to_string(encoded.size()) + " vectors of " + std::to_string(columns) + " dimensions");
   const Embeddings result = service.embed(std::move(encoded), static_cast<std::size_t>(dimensions.value_or(0)),
                                           info.normalize, state.deadline(), ServerState::client_gone(req));
   // Written directly: a tree of doubles would be slower and print each
@@ -73,6 +79,7 @@ std::string embeddings(ServerState& state, const Request& req) {
       append_json_array(out, result.row(i));
     }
     out += "}";
+    budget.check(out.size());
   }
   out += R"(],"model":)";
   append_json_string(out, model.name);

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "server/request_json.hpp"
+#include "server/response_budget.hpp"
 #include "server/routes.hpp"
 #include "sieve/json_text.hpp"
 #include "sieve/serving.hpp"
@@ -14,6 +15,9 @@ namespace sieve::server {
 namespace {
 
 using nlohmann::json;
+
+// The least bytes a float takes in an answer ("0.1234567," and the like are longer).
+constexpr std::size_t kMinBytesPerFloat = 8;
 
 bool truncation_of(const ServerState& state, const json& body) {
   return optional_bool(body, "truncate").value_or(state.options.auto_truncate);
@@ -45,18 +49,21 @@ std::vector<EncodedText> encode_inputs(ServerState& state, const json& body, con
 
 // An embedding model's outputs that bypass the batch scheduler (BGE-M3's
 // sparse and ColBERT heads) honour "truncate" as /embed does: with it off, an
-// input longer than the model's maximum is refused.
-void refuse_long_inputs(ServerState& state, const json& body, const ServedModel& model,
-                        std::span<const std::string_view> texts) {
-  if (!model.embedding || truncation_of(state, body)) return;
+// input longer than the model's maximum is refused. Returns the number of
+// tokens of the inputs, as the model will take them.
+std::size_t count_tokens(ServerState& state, const json& body, const ServedModel& model,
+                         std::span<const std::string_view> texts) {
+  if (!model.embedding) return 0;
   EncodeOptions options;
-  options.truncate = false;
+  options.truncate = truncation_of(state, body);
   options.threads = 1;
+  std::size_t tokens = 0;
   try {
-    (void)model.embedding->embedder().encode(texts, options);
+    for (const EncodedText& e : model.embedding->embedder().encode(texts, options)) tokens += e.encoding.size();
   } catch (const Error& e) {
     throw to_http_error(e, "inputs");
   }
+  return tokens;
 }
 
 std::string embed(ServerState& state, const Request& req) {
@@ -66,12 +73,17 @@ std::string embed(ServerState& state, const Request& req) {
   const bool normalize = optional_bool(body, "normalize").value_or(true);
   const auto dimensions = optional_int(body, "dimensions", 1, static_cast<std::int64_t>(info.model_dimension));
   std::vector<EncodedText> encoded = encode_inputs(state, body, model);
+  const std::size_t columns = dimensions ? static_cast<std::size_t>(*dimensions) : info.dimension;
+  ResponseBudget budget(state.options.max_response_bytes, "inputs");
+  budget.expect(encoded.size() * columns * kMinBytesPerFloat,
+                std::to_string(encoded.size()) + " vectors of " + std::to_string(columns) + " dimensions");
   const Embeddings result = model.embedding->embed(std::move(encoded), static_cast<std::size_t>(dimensions.value_or(0)),
                                                    normalize, state.deadline(), ServerState::client_gone(req));
   std::string out = "[";
   for (std::size_t i = 0; i < result.rows; ++i) {
     if (i > 0) out += ",";
     append_json_array(out, result.row(i));
+    budget.check(out.size());
   }
   out += "]";
   return out;
@@ -102,7 +114,7 @@ std::string embed_sparse(ServerState& state, const Request& req) {
     // BGE-M3's lexical weights come from their own output, outside the batch scheduler.
     const Inputs inputs = read_inputs(body, "inputs", state.options.max_inputs, false);
     const std::vector<std::string_view> views(inputs.texts.begin(), inputs.texts.end());
-    refuse_long_inputs(state, body, model, views);
+    (void)count_tokens(state, body, model, views);
     try {
       vectors = model.embedding->embedder().embed_sparse(views, options);
     } catch (const Error& e) {
@@ -112,10 +124,12 @@ std::string embed_sparse(ServerState& state, const Request& req) {
   const Tokenizer& tokenizer = model.tokenizer();
   std::function<std::string_view(std::uint32_t)> token;
   if (tokens) token = [&](std::uint32_t id) { return tokenizer.id_to_token(id); };
+  ResponseBudget budget(state.options.max_response_bytes, "inputs");
   std::string out = "[";
   for (std::size_t i = 0; i < vectors.size(); ++i) {
     if (i > 0) out += ",";
     append_sparse_json(out, vectors[i].ids, vectors[i].weights, token);
+    budget.check(out.size());
   }
   out += "]";
   return out;
@@ -130,7 +144,13 @@ std::string embed_all(ServerState& state, const Request& req) {
   const Inputs inputs = read_inputs(body, "inputs", state.options.max_inputs, false);
   const bool query = optional_bool(body, "query").value_or(false);
   const std::vector<std::string_view> views(inputs.texts.begin(), inputs.texts.end());
-  refuse_long_inputs(state, body, model, views);
+  // A vector per token: the answer's least size, refused before the vectors
+  // are computed when it cannot fit.
+  const std::size_t tokens = count_tokens(state, body, model, views);
+  const std::size_t dimension = model.info().dimension;
+  ResponseBudget budget(state.options.max_response_bytes, "inputs");
+  budget.expect(tokens * dimension * kMinBytesPerFloat,
+                std::to_string(tokens) + " token vectors of " + std::to_string(dimension) + " dimensions");
   const std::vector<TokenVectors> vectors =
       model.token_vectors(views, query ? TextRole::kQuery : TextRole::kDocument, "inputs");
   std::string out = "[";
@@ -142,6 +162,7 @@ std::string embed_all(ServerState& state, const Request& req) {
       append_json_array(out, vectors[i].row(r));
     }
     out += "]";
+    budget.check(out.size());
   }
   out += "]";
   return out;
@@ -293,7 +314,10 @@ json predict(ServerState& state, const Request& req) {
   return inputs.batch ? out : out[0];
 }
 
-json tokenize(ServerState& state, const Request& req) {
+// /tokenize's answer is written directly: a tree of one object per token
+// took about ten times the answer's size (hundreds of megabytes for a
+// request of 2,048 paragraphs).
+std::string tokenize(ServerState& state, const Request& req) {
   const json body = parse_object(req.body);
   const ServedModel& model = state.models.any(optional_string(body, "model"));
   const Inputs inputs = read_inputs(body, "inputs", state.options.max_inputs, false);
@@ -308,34 +332,52 @@ json tokenize(ServerState& state, const Request& req) {
     prompt = it->second;
   }
   const Tokenizer& tokenizer = model.tokenizer();
-  json out = json::array();
-  const TokenizeTimer timer(state.metrics);
-  for (std::size_t i = 0; i < inputs.texts.size(); ++i) {
-    const std::string text = prompt + inputs.texts[i];
-    Encoding e;
-    try {
-      e = tokenizer.encode(text, add_special);
-    } catch (const Error& error) {
-      throw to_http_error(Error(error.code(), error.message(), i), "inputs");
+  std::vector<std::string> texts;
+  std::vector<Encoding> encodings;
+  texts.reserve(inputs.texts.size());
+  encodings.reserve(inputs.texts.size());
+  {
+    const TokenizeTimer timer(state.metrics);
+    for (std::size_t i = 0; i < inputs.texts.size(); ++i) {
+      texts.push_back(prompt + inputs.texts[i]);
+      try {
+        encodings.push_back(tokenizer.encode(texts.back(), add_special));
+      } catch (const Error& error) {
+        throw to_http_error(Error(error.code(), error.message(), i), "inputs");
+      }
     }
-    json tokens = json::array();
+  }
+  // Each token takes at least this many bytes of the answer: refused before
+  // any is written when they cannot fit.
+  constexpr std::size_t kBytesPerToken = 48;
+  std::size_t tokens = 0;
+  for (const Encoding& e : encodings) tokens += e.size();
+  ResponseBudget budget(state.options.max_response_bytes, "inputs");
+  budget.expect(tokens * kBytesPerToken, std::to_string(tokens) + " tokens");
+  std::string out = "[";
+  for (std::size_t i = 0; i < encodings.size(); ++i) {
+    const Encoding& e = encodings[i];
+    const std::string& text = texts[i];
+    out += i == 0 ? "[" : ",[";
     for (std::size_t k = 0; k < e.size(); ++k) {
       const bool special = e.special_tokens_mask[k] != 0;
       const auto [begin, end] = e.offsets[k];
-      json token = {{"id", e.ids[k]}, {"special", special}};
+      out += k == 0 ? R"({"id":)" : R"(,{"id":)";
+      out += std::to_string(e.ids[k]);
+      out += special ? R"(,"special":true,"text":)" : R"(,"special":false,"text":)";
       if (special) {
-        token["text"] = std::string(tokenizer.id_to_token(e.ids[k]));
-        token["start"] = nullptr;
-        token["stop"] = nullptr;
+        append_text_json(out, tokenizer.id_to_token(e.ids[k]));
+        out += R"(,"start":null,"stop":null})";
       } else {
-        token["text"] = begin <= end && end <= text.size() ? text.substr(begin, end - begin) : std::string();
-        token["start"] = begin;
-        token["stop"] = end;
+        append_text_json(out, begin <= end && end <= text.size() ? std::string_view(text).substr(begin, end - begin)
+                                                                 : std::string_view());
+        out += R"(,"start":)" + std::to_string(begin) + R"(,"stop":)" + std::to_string(end) + "}";
       }
-      tokens.push_back(std::move(token));
     }
-    out.push_back(std::move(tokens));
+    out += "]";
+    budget.check(out.size());
   }
+  out += "]";
   return out;
 }
 
@@ -347,6 +389,8 @@ json decode(ServerState& state, const Request& req) {
   const bool skip_special = optional_bool(body, "skip_special_tokens").value_or(true);
   const Tokenizer& tokenizer = model.tokenizer();
   const std::size_t vocabulary = tokenizer.vocab_size();
+  ResponseBudget budget(state.options.max_response_bytes, "ids");
+  std::size_t decoded = 0;
   json out = json::array();
   for (std::size_t i = 0; i < inputs.ids.size(); ++i) {
     for (const std::uint32_t id : inputs.ids[i]) {
@@ -358,6 +402,8 @@ json decode(ServerState& state, const Request& req) {
       }
     }
     out.push_back(tokenizer.decode(inputs.ids[i], skip_special));
+    decoded += out.back().get_ref<const std::string&>().size();
+    budget.check(decoded);
   }
   return out;
 }
@@ -416,8 +462,9 @@ void add_tei_routes(Router& http, ServerState& state) {
             [&state](const Request& req) { return rerank(state, req); });
   add_route(http, state, "POST", "/predict", ApiStyle::kTei,
             [&state](const Request& req) { return predict(state, req); });
-  add_route(http, state, "POST", "/tokenize", ApiStyle::kTei,
-            [&state](const Request& req) { return tokenize(state, req); });
+  add_raw_route(http, state, "POST", "/tokenize", ApiStyle::kTei, [&state](const Request& req, Response& res) {
+    res.set_content(tokenize(state, req), "application/json");
+  });
   add_route(http, state, "POST", "/decode", ApiStyle::kTei,
             [&state](const Request& req) { return decode(state, req); });
   add_route(http, state, "GET", "/info", ApiStyle::kTei, [&state](const Request& req) { return info(state, req); });

@@ -1,5 +1,6 @@
 #include "server/server.hpp"
 
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 
@@ -18,9 +19,22 @@ std::string listening_text(const ServerOptions& options, int port) {
   return std::string("http://") + (v6 ? "[" : "") + options.host + (v6 ? "]" : "") + ":" + std::to_string(port);
 }
 
+// glibc's allocator, tuned for a long-running server: with its defaults a
+// burst of large requests (tens of megabytes each, handled on different
+// threads) left each of up to 16 arenas holding its high-water mark, and
+// freeing a large block raised the thresholds below which memory is kept.
+// Fixed thresholds and a few arenas return memory after a burst (measured
+// in bench/RESULTS.md, "Hostile clients").
+void tune_allocator() {
+  mallopt(M_ARENA_MAX, 4);
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
+  mallopt(M_TRIM_THRESHOLD, 4 << 20);
+}
+
 }  // namespace
 
 int serve(const ServerOptions& options) {
+  tune_allocator();
   // Signals go to one thread that waits for them; every thread made from
   // here on inherits the blocked mask.
   sigset_t signals;

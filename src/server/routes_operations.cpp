@@ -2,6 +2,25 @@
 #include "server/routes.hpp"
 
 namespace sieve::server {
+namespace {
+
+// The connection layer's counters, in the Prometheus text format.
+void append_connection_metrics(std::string& out, const HttpCounters& c) {
+  const auto add = [&out](const char* name, const char* type, const char* help, std::uint64_t value) {
+    out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n" + name + " " +
+           std::to_string(value) + "\n";
+  };
+  add("sieve_http_connections", "gauge", "HTTP connections open now.", c.open);
+  add("sieve_http_connections_accepted_total", "counter", "HTTP connections accepted.", c.accepted);
+  add("sieve_http_connections_shed_total", "counter",
+      "Idle or slow HTTP connections closed to make room for new ones.", c.shed);
+  add("sieve_http_connections_refused_total", "counter",
+      "HTTP connections refused at the connection caps with none to shed.", c.refused);
+  add("sieve_http_connections_timed_out_total", "counter",
+      "HTTP connections closed for a head, body or answer over its deadline.", c.timed_out);
+}
+
+}  // namespace
 
 void add_operations_routes(Router& http, ServerState& state) {
   // Probes answer without an API key: orchestrators call them bare.
@@ -26,8 +45,10 @@ void add_operations_routes(Router& http, ServerState& state) {
     for (const ServedModel& m : state.models.all()) {
       state.metrics.set_queue_depth(m.name, m.reranker ? m.reranker->queued() : m.embedding->queued());
     }
+    std::string text = state.metrics.render();
+    if (state.http != nullptr) append_connection_metrics(text, state.http->counters());
     res.status = 200;
-    res.set_content(state.metrics.render(), "text/plain; version=0.0.4");
+    res.set_content(std::move(text), "text/plain; version=0.0.4");
   });
 }
 

@@ -140,3 +140,69 @@ def test_sigkill_costs_only_clear_5xx_and_the_replica_rejoins(kind, models, refe
     # The balancers retry a request whose replica died (HAProxy: empty-response
     # and conn-failure; nginx: error), so failures are at most a handful.
     assert outcomes["ok"] >= 50 and sum(outcomes.values()) - outcomes["ok"] <= CLIENTS + 2, line
+
+
+def test_public_edge_config_refuses_what_sieve_would(tmp_path):
+    """deploy/haproxy/public-edge.cfg is valid, and HAProxy itself refuses an
+    oversized body (413) and a source over its connection cap, before Sieve."""
+    import socket
+    import subprocess
+    port = free_ports(1)[0]
+    config = tmp_path / "edge.cfg"
+    config.write_text((ROOT / "deploy" / "haproxy" / "public-edge.cfg").read_text()
+                      .replace("bind 127.0.0.1:8443", f"bind 127.0.0.1:{port}")
+                      .replace("check maxconn 256", "maxconn 256"))
+    haproxy = shutil.which("haproxy") or "/usr/sbin/haproxy"
+    subprocess.run([haproxy, "-c", "-q", "-f", str(config)], check=True, timeout=30)
+    process = subprocess.Popen([haproxy, "-db", "-f", str(config)], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    try:
+        def listening() -> bool:
+            with socket.socket() as probe:
+                return probe.connect_ex(("127.0.0.1", port)) == 0
+        wait_for(listening, 10, "HAProxy to listen")
+
+        def answer(raw: bytes) -> bytes:
+            # HAProxy may reset the connection right after its answer: asked again then.
+            for _ in range(5):
+                try:
+                    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+                        sock.sendall(raw)
+                        data = sock.recv(4096)
+                        if data:
+                            return data
+                except ConnectionResetError:
+                    pass
+                time.sleep(0.1)
+            return b""
+        big = answer(b"POST /embed HTTP/1.1\r\nHost: x\r\nContent-Length: 3000000\r\n\r\n")
+        assert big.startswith(b"HTTP/1.1 413"), big
+        # 60 connections from one address: those past the cap of 50 open at once are closed.
+        held = []
+        closed = []
+        for i in range(60):
+            try:
+                held.append(socket.create_connection(("127.0.0.1", port), timeout=5))
+            except ConnectionResetError:  # refused while connecting
+                closed.append(i)
+                held.append(socket.socket())
+        time.sleep(0.5)
+        try:
+            for i, s in enumerate(held):
+                if i in closed:
+                    continue
+                s.settimeout(0.01)
+                try:
+                    if s.recv(10) == b"":
+                        closed.append(i)
+                except ConnectionResetError:
+                    closed.append(i)
+                except socket.timeout:
+                    pass
+        finally:
+            for s in held:
+                s.close()
+        assert len(closed) >= 5 and min(closed) >= 40, closed
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

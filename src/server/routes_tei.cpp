@@ -364,15 +364,17 @@ std::string tokenize(ServerState& state, const Request& req) {
       const auto [begin, end] = e.offsets[k];
       out += k == 0 ? R"({"id":)" : R"(,{"id":)";
       out += std::to_string(e.ids[k]);
-      out += special ? R"(,"special":true,"text":)" : R"(,"special":false,"text":)";
+      // The keys in the order Sieve has always written them (sorted).
       if (special) {
+        out += R"(,"special":true,"start":null,"stop":null,"text":)";
         append_text_json(out, tokenizer.id_to_token(e.ids[k]));
-        out += R"(,"start":null,"stop":null})";
       } else {
+        out += R"(,"special":false,"start":)" + std::to_string(begin) + R"(,"stop":)" + std::to_string(end) +
+               R"(,"text":)";
         append_text_json(out, begin <= end && end <= text.size() ? std::string_view(text).substr(begin, end - begin)
                                                                  : std::string_view());
-        out += R"(,"start":)" + std::to_string(begin) + R"(,"stop":)" + std::to_string(end) + "}";
       }
+      out += "}";
     }
     out += "]";
     budget.check(out.size());

@@ -114,8 +114,8 @@ typedef enum sieve_model_kind {
 typedef struct sieve_model_options {
   size_t struct_size;
   sieve_model_kind kind;    /* SIEVE_KIND_AUTO; another kind than the folder holds is SIEVE_WRONG_KIND */
-  int32_t intra_op_threads; /* 0: one per physical core */
-  int32_t inter_op_threads; /* 1 */
+  int32_t intra_op_threads; /* 0: one per physical core; above 4 per hardware thread: SIEVE_INVALID_ARGUMENT */
+  int32_t inter_op_threads; /* 1; likewise at most 4 per hardware thread */
   /* Execution providers in priority order, as on the command line: "cuda",
      "cuda:device_id=1", "tensorrt", ...; CPU always ends the list. NULL/0: CPU. */
   const char* const* providers;

@@ -302,6 +302,7 @@ stage "integration tests, sanitized"
 SIEVE_BIN="$root/build-sanitize/sieve" .venv/bin/python -m pytest -q tests/integration/test_cli.py \
   tests/integration/test_server.py tests/integration/test_pull.py tests/integration/test_search.py \
   tests/integration/test_postgres_store.py tests/integration/test_hostile_clients.py \
+  tests/integration/test_hostile_ingest.py \
   -k "not real_model and not c_abi and not python_package and not memory_comes_back"
 
 stage "fuzzing"

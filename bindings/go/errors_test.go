@@ -83,6 +83,8 @@ func TestLoadErrors(t *testing.T) {
 	model := tinyEmbedder(t)
 	for name, opt := range map[string]Option{
 		"negative threads":    WithThreads(-1),
+		"too many threads":    WithThreads(1000000),
+		"threads past int32":  WithThreads(1 << 40),
 		"negative max length": WithMaxLength(-3),
 		"negative batch size": WithBatchSize(-1),
 		"negative dimensions": WithDimensions(-8),

@@ -44,12 +44,19 @@ func nonNegative(c *config, name string, n int) bool {
 }
 
 // WithThreads sets the ONNX Runtime intra-op threads of the model; 0 (the
-// default) means one per physical core.
+// default) means one per physical core. The library refuses more than 4 per
+// hardware thread of the machine.
 func WithThreads(n int) Option {
 	return func(c *config) {
-		if nonNegative(c, "WithThreads", n) {
-			c.threads = n
+		if !nonNegative(c, "WithThreads", n) {
+			return
 		}
+		// The C field is 32 bits: a larger count must not wrap into a small one.
+		if int64(n) > int64(^uint32(0)>>1) {
+			c.fail(invalidArgument("WithThreads: %d threads is more than any machine has", n))
+			return
+		}
+		c.threads = n
 	}
 }
 

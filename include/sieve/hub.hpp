@@ -33,6 +33,9 @@ struct PullOptions {
   double connect_timeout_s = 30;
   // How often a cut or stalled transfer is resumed before the pull fails.
   int retries = 3;
+  // Install files the hub lists without a size or a checksum (each named in
+  // a warning); by default such a repository is refused before any download.
+  bool allow_unverified = false;
 };
 
 // One ONNX export of a repository.
@@ -63,10 +66,13 @@ class ProgressSink {
   virtual void file_done(const std::string& path, std::uint64_t size, std::uint64_t fetched, double seconds) = 0;
   // Retries, "up to date" and the like.
   virtual void note(const std::string& message) = 0;
+  // What the user must see even when progress is off (a file installed unverified).
+  virtual void warning(const std::string& message) { note(message); }
 };
 
 // Progress on standard error: a bar redrawn in place on a terminal, one line
-// per file otherwise; nothing at all when `quiet`.
+// per file otherwise; nothing but warnings when `quiet`. Text from the hub
+// (file names, messages) is printed with its control characters escaped.
 std::unique_ptr<ProgressSink> make_stderr_progress(bool quiet);
 
 // $SIEVE_MODELS, else ~/.cache/sieve/models.

@@ -2,6 +2,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace sieve {
@@ -46,5 +47,15 @@ struct RuntimeOptions {
 // Parses "cpu", "cuda:device_id=1" or "tensorrt" as given on a command line.
 ProviderSpec parse_provider_spec(const std::string& text);
 int physical_core_count();
+
+// The most threads one thread-count option may ask for: four per hardware
+// thread of the machine (std::thread::hardware_concurrency()). More cannot
+// run faster and only costs memory (each thread's stack and buffers).
+int max_thread_count();
+// Every thread count Sieve takes (the command line's --threads, the C ABI's
+// and the bindings' options, RuntimeOptions) goes through here: throws
+// Error (kInvalidArgument) naming `option` and the limit unless
+// 0 <= threads <= max_thread_count(). 0 means the default (one per core).
+void check_thread_count(long long threads, std::string_view option);
 
 }  // namespace sieve

@@ -59,24 +59,40 @@ struct IngestProgress {
 };
 using IngestProgressCallback = std::function<void(const IngestProgress&)>;
 
+// The largest file `SearchIndex::add` reads unless told otherwise: a
+// document's chunks and vectors are held in memory until it is stored
+// (measured: about 3.5 bytes per byte of text with a small model, see
+// docs/search.md), so the limit bounds what one file can cost.
+inline constexpr std::uint64_t kDefaultMaxFileBytes = std::uint64_t{256} << 20;
+
 struct IngestOptions {
   // Documents embedded per ORT call group; each group is committed in one transaction.
   std::size_t commit_chunks = 256;
   IngestProgressCallback progress;
+  // A larger file is not read: an error names it, and the others still go in.
+  std::uint64_t max_file_bytes = kDefaultMaxFileBytes;
+  // Symbolic links met in a folder are followed wherever they point. By
+  // default a link is followed only when its target lies within the paths
+  // given; one pointing elsewhere is skipped and reported.
+  bool follow_links = false;
 };
 
 struct IngestReport {
   std::size_t files_seen = 0;
   std::size_t files_unchanged = 0;  // skipped by content hash
-  std::size_t files_skipped = 0;    // not a supported format
+  std::size_t files_skipped = 0;    // not a supported format, or not read (see skipped and errors)
   std::size_t documents_added = 0;  // new or changed
   std::size_t documents_unchanged = 0;
   std::size_t documents_removed = 0;  // gone from a re-read file
   std::size_t chunks_added = 0;
   std::size_t chunks_removed = 0;
   double seconds = 0;
-  std::vector<std::string> skipped;  // named files of no supported format: "path: why"
-  std::vector<std::string> errors;   // files that could not be read or parsed: "path: what"
+  // Files left out that are not failures: "path: why" (a named file of no supported format, a link to
+  // outside the paths given, a FIFO or device found in a folder).
+  std::vector<std::string> skipped;
+  // Files that could not or must not be read, or not parsed: "path: what" (too large, special files and
+  // /dev, /proc, /sys named or reached through a followed link, malformed content).
+  std::vector<std::string> errors;
 };
 
 struct IndexStats {
@@ -176,7 +192,9 @@ class SearchIndex {
   void check_sparse_model(const Embedder& embedder) const;
 
   // Reads files and folders (recursively): .txt, .md/.markdown, .html/.htm,
-  // .jsonl. One writer at a time: a second gets kOverloaded.
+  // .jsonl; only regular files, never below /dev, /proc or /sys, each at
+  // most options.max_file_bytes; symbolic links as options.follow_links
+  // says. One writer at a time: a second gets kOverloaded.
   // An index with a sparse model needs it as `sparse`.
   IngestReport add(const std::vector<std::filesystem::path>& paths, const Embedder& embedder,
                    const IngestOptions& options = {}, const Embedder* sparse = nullptr);

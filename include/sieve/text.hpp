@@ -21,4 +21,14 @@ std::string join(const Range& range, std::string_view separator, ToText to_text 
   return out;
 }
 
+// `text` made safe to show on a terminal: text from outside (a hub's error
+// message, a file name, a document, a model name) must not move the cursor,
+// recolour the screen or rewrite what is already shown. C0 control
+// characters and DEL become "\xHH" ("\x1b" for ESC, "\r", "\b", "\t" and
+// "\0" as such), C1 control characters (U+0080 to U+009F) "\u0085" and the
+// like, and bytes that are not UTF-8 "\xHH"; everything else, backslashes
+// included, is kept. Newlines are kept only when `keep_newlines` (lines of
+// Sieve's own formatting).
+std::string escape_control(std::string_view text, bool keep_newlines = false);
+
 }  // namespace sieve

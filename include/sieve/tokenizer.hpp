@@ -99,6 +99,11 @@ class Tokenizer {
   [[nodiscard]] std::optional<std::uint32_t> token_to_id(std::string_view token) const;
   [[nodiscard]] std::string_view id_to_token(std::uint32_t id) const;
   [[nodiscard]] std::size_t vocab_size() const;
+  // One past the largest id an encoding can hold: of the model's vocabulary,
+  // the added tokens and the special tokens the post-processor adds. A model
+  // must embed at least this many ids (its vocab_size may be smaller where
+  // ids are sparse or added tokens lie beyond the vocabulary).
+  [[nodiscard]] std::size_t id_bound() const;
   // The token string Hugging Face reports for position `i` of an encoding of
   // `text` (or of the pair `text`, `pair_text`): the vocabulary entry, except
   // for added tokens matched in the text, which are reported as matched

@@ -5,6 +5,7 @@
 
 #include "capi/status.hpp"
 #include "sieve/error.hpp"
+#include "sieve/runtime_options.hpp"
 
 namespace sieve::capi {
 namespace {
@@ -31,6 +32,8 @@ void check(const sieve_model_options& options) {
   if (options.intra_op_threads < 0 || options.inter_op_threads < 0) {
     throw Error(ErrorCode::kInvalidArgument, "thread counts must not be negative");
   }
+  check_thread_count(options.intra_op_threads, "intra_op_threads");
+  check_thread_count(options.inter_op_threads, "inter_op_threads");
   if (options.batch_size == 0) throw Error(ErrorCode::kInvalidArgument, "batch_size must be positive");
   if (options.normalize < SIEVE_DEFAULT || options.normalize > 1) {
     throw Error(ErrorCode::kInvalidArgument,

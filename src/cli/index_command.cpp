@@ -8,6 +8,7 @@
 #include "cli/io.hpp"
 #include "sieve/error.hpp"
 #include "sieve/search.hpp"
+#include "sieve/text.hpp"
 
 namespace sieve::cli {
 namespace {
@@ -21,6 +22,8 @@ struct IndexArgs {
   std::size_t overlap_tokens = 32;
   std::size_t exact_threshold = 20000;
   std::size_t batch_chunks = 256;
+  std::uint64_t max_file_bytes = kDefaultMaxFileBytes;
+  bool follow_links = false;
   bool quiet = false;
   bool json = false;
 };
@@ -101,6 +104,8 @@ int run_add(const IndexArgs& args) {
   std::vector<std::filesystem::path> paths(args.paths.begin(), args.paths.end());
   IngestOptions options;
   options.commit_chunks = args.batch_chunks;
+  options.max_file_bytes = args.max_file_bytes;
+  options.follow_links = args.follow_links;
   std::optional<ProgressBar> bar;
   if (!args.quiet && isatty(STDERR_FILENO) == 1) {
     bar.emplace();
@@ -119,8 +124,9 @@ int run_add(const IndexArgs& args) {
                  report.seconds, report.seconds > 0 ? static_cast<double>(report.documents_added) / report.seconds : 0,
                  report.seconds > 0 ? static_cast<double>(report.chunks_added) / report.seconds : 0);
   }
-  for (const auto& line : report.skipped) std::fprintf(stderr, "sieve: skipped %s\n", line.c_str());
-  for (const auto& line : report.errors) std::fprintf(stderr, "sieve: error: %s\n", line.c_str());
+  // The lines name files: shown with their control characters escaped.
+  for (const auto& line : report.skipped) std::fprintf(stderr, "sieve: skipped %s\n", escape_control(line).c_str());
+  for (const auto& line : report.errors) std::fprintf(stderr, "sieve: error: %s\n", escape_control(line).c_str());
   return report.errors.empty() ? 0 : 1;
 }
 
@@ -137,8 +143,9 @@ int run_create(const IndexArgs& args) {
   if (args.json) {
     write_stdout(index_stats_json(stats) + "\n");
   } else {
-    std::fprintf(stderr, "sieve: index %s ready for %s (dimension %zu), %zu documents\n", stats.folder.c_str(),
-                 stats.model.name.c_str(), stats.model.dimension, stats.documents);
+    std::fprintf(stderr, "sieve: index %s ready for %s (dimension %zu), %zu documents\n",
+                 escape_control(stats.folder.string()).c_str(), escape_control(stats.model.name).c_str(),
+                 stats.model.dimension, stats.documents);
   }
   return 0;
 }
@@ -193,8 +200,8 @@ int run_check(const IndexArgs& args) {
   if (args.json) {
     write_stdout(check_report_json(report) + "\n");
   } else {
-    for (const auto& problem : report.problems) std::printf("problem: %s\n", problem.c_str());
-    for (const auto& note : report.notes) std::printf("note: %s\n", note.c_str());
+    for (const auto& problem : report.problems) std::printf("problem: %s\n", escape_control(problem).c_str());
+    for (const auto& note : report.notes) std::printf("note: %s\n", escape_control(note).c_str());
     std::printf("%s\n", report.ok() ? "ok" : "the index is damaged");
   }
   return report.ok() ? 0 : 1;
@@ -236,6 +243,13 @@ Action add_index_command(CLI::App& app) {
   add->add_option("paths", args->paths, "Files and folders to index")->required();
   add->add_option("--batch-chunks", args->batch_chunks, "Chunks embedded and committed together (default 256)")
       ->check(CLI::PositiveNumber);
+  add->add_option("--max-file-bytes", args->max_file_bytes,
+                  "Largest file read, in bytes (default 268435456, 256 MiB): a larger one is an error naming it, and "
+                  "the other files still go in")
+      ->check(CLI::PositiveNumber);
+  add->add_flag("--follow-links", args->follow_links,
+                "Follow symbolic links in folders wherever they point (by default only to files and folders within "
+                "the paths given; others are skipped and reported)");
   add->add_flag("--quiet,-q", args->quiet, "No progress bar and no summary");
   add->add_flag("--json", args->json, "Print the summary as JSON on standard output");
 

@@ -71,7 +71,7 @@ int run_registry_info(const InfoArgs& args) {
     return 0;
   }
   std::size_t width = 4;
-  for (const auto& e : entries) width = std::max(width, e.name.size());
+  for (const auto& e : entries) width = std::max(width, escape_control(e.name).size());
   const auto pad = [](std::string text, std::size_t n) {
     if (text.size() < n) text.append(n - text.size(), ' ');
     return text;
@@ -81,9 +81,9 @@ int run_registry_info(const InfoArgs& args) {
   std::cout << pad("name", width) << "  " << pad("kind", 16) << "  " << pad("dimension", 9) << "  "
             << pad("max length", 10) << "  " << (args.no_load ? "providers (requested)" : "providers") << '\n';
   for (const auto& e : entries) {
-    std::cout << pad(e.name, width) << "  ";
+    std::cout << pad(escape_control(e.name), width) << "  ";
     if (!e.error.empty()) {
-      std::cout << "error: " << e.error << '\n';
+      std::cout << "error: " << escape_control(e.error) << '\n';
       continue;
     }
     std::cout << pad(to_string(e.kind), 16) << "  " << pad(std::to_string(e.dimension), 9) << "  "

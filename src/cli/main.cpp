@@ -3,6 +3,7 @@
 #include "cli/commands.hpp"
 #include "sieve/error.hpp"
 #include "sieve/logging.hpp"
+#include "sieve/text.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"Sieve: local text embeddings on ONNX Runtime"};
@@ -32,11 +33,10 @@ int main(int argc, char** argv) {
     for (const auto& [name, action] : commands) {
       if (app.got_subcommand(name)) return action();
     }
-  } catch (const sieve::Error& e) {
-    std::cerr << "sieve: error: " << e.what() << '\n';
-    return 1;
   } catch (const std::exception& e) {
-    std::cerr << "sieve: error: " << e.what() << '\n';
+    // Messages name files, models and what servers said: text from outside,
+    // shown with its control characters escaped.
+    std::cerr << "sieve: error: " << sieve::escape_control(e.what()) << '\n';
     return 1;
   }
   return 1;

@@ -34,6 +34,7 @@ CLI::Option* add_index_location(CLI::App& command, std::string& location, const 
 }
 
 RuntimeOptions to_runtime_options(const ModelOptions& options) {
+  check_thread_count(options.threads, "--threads");
   RuntimeOptions runtime;
   runtime.intra_op_threads = options.threads;
   runtime.strict_providers = options.strict_providers;

@@ -4,6 +4,7 @@
 
 #include "cli/commands.hpp"
 #include "sieve/hub.hpp"
+#include "sieve/text.hpp"
 
 namespace sieve::cli {
 
@@ -30,13 +31,17 @@ Action add_pull_command(CLI::App& app) {
                     "Use the folder already pulled, without any network access (also: HF_HUB_OFFLINE=1)");
   command->add_flag("--list-variants", args->list,
                     "List the repository's ONNX variants with their sizes; download nothing");
-  command->add_flag("-q,--quiet", args->quiet, "No progress on standard error");
+  command->add_flag("--allow-unverified", o.allow_unverified,
+                    "Install files the hub lists without a size or checksum (each named in a warning); by default "
+                    "they are refused");
+  command->add_flag("-q,--quiet", args->quiet, "No progress on standard error (warnings still)");
   return [args] {
     if (args->list) {
       for (const auto& v : list_variants(args->options)) {
         char size[32];
         std::snprintf(size, sizeof size, "%.1f MB", static_cast<double>(v.bytes) / 1e6);
-        std::printf("%-28s %10s  %s\n", v.name.c_str(), size, v.onnx_file.c_str());
+        // Names from the hub: shown with their control characters escaped.
+        std::printf("%-28s %10s  %s\n", escape_control(v.name).c_str(), size, escape_control(v.onnx_file).c_str());
       }
       return 0;
     }

@@ -9,6 +9,7 @@
 #include "cli/io.hpp"
 #include "sieve/error.hpp"
 #include "sieve/search.hpp"
+#include "sieve/text.hpp"
 
 namespace sieve::cli {
 namespace {
@@ -46,19 +47,25 @@ std::string snippet(const SearchHit& hit, std::size_t width, bool terminal) {
   const std::size_t end = begin + width >= text.size() ? text.size() : char_start(text, begin + width);
   const char* open = terminal ? "\x1b[1m" : "[";
   const char* close = terminal ? "\x1b[0m" : "]";
+  // The document's text on one line, its control characters escaped: only
+  // the highlighting here reaches the terminal as escape sequences.
+  const auto shown = [](std::string_view part) {
+    std::string line(part);
+    for (char& c : line) {
+      if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+    }
+    return escape_control(line);
+  };
   std::string out = begin > 0 ? "..." : "";
   std::size_t at = begin;
   for (const auto& [match_begin, match_end] : hit.matches) {
     if (match_begin < at || match_end > end) continue;
-    out.append(text.substr(at, match_begin - at)).append(open);
-    out.append(text.substr(match_begin, match_end - match_begin)).append(close);
+    out.append(shown(text.substr(at, match_begin - at))).append(open);
+    out.append(shown(text.substr(match_begin, match_end - match_begin))).append(close);
     at = match_end;
   }
-  out.append(text.substr(at, end - at));
+  out.append(shown(text.substr(at, end - at)));
   if (end < text.size()) out += "...";
-  for (char& c : out) {
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  }
   return out;
 }
 
@@ -147,16 +154,16 @@ int run_search(const SearchArgs& args) {
     const auto& hit = result.hits[i];
     char head[64];
     std::snprintf(head, sizeof head, "%2zu. %.4f  ", i + 1, hit.score);
-    out += head + hit.document_id;
-    if (hit.source != hit.document_id) out += "  " + hit.source;
+    out += head + escape_control(hit.document_id);
+    if (hit.source != hit.document_id) out += "  " + escape_control(hit.source);
     out += "  chunk " + std::to_string(hit.chunk_index) + " [" + std::to_string(hit.chunk_begin) + ", " +
            std::to_string(hit.chunk_end) + ")\n";
-    if (!hit.title.empty()) out += "    " + hit.title + "\n";
+    if (!hit.title.empty()) out += "    " + escape_control(hit.title) + "\n";
     out += "    " + snippet(hit, 320, terminal) + "\n";
     if (!hit.metadata.empty()) {
       out += "    ";
       for (std::size_t m = 0; m < hit.metadata.size(); ++m) {
-        out += (m ? ", " : "") + hit.metadata[m].first + "=" + hit.metadata[m].second;
+        out += (m ? ", " : "") + escape_control(hit.metadata[m].first) + "=" + escape_control(hit.metadata[m].second);
       }
       out += "\n";
     }

@@ -1,8 +1,11 @@
+#include <algorithm>
+#include <climits>
 #include <iostream>
 
 #include "cli/commands.hpp"
 #include "cli/io.hpp"
 #include "sieve/error.hpp"
+#include "sieve/runtime_options.hpp"
 
 namespace sieve::cli {
 namespace {
@@ -256,7 +259,10 @@ Action add_tokenize_command(CLI::App& app) {
   cmd->add_option("--invalid-utf8", args->invalid_utf8,
                   "Text that is not UTF-8: error (default) or replace with U+FFFD")
       ->check(CLI::IsMember({"error", "replace"}));
-  return [args] { return run_tokenize(*args); };
+  return [args] {
+    check_thread_count(static_cast<long long>(std::min<std::size_t>(args->threads, LLONG_MAX)), "--threads");
+    return run_tokenize(*args);
+  };
 }
 
 }  // namespace sieve::cli

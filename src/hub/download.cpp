@@ -54,6 +54,25 @@ std::optional<std::uint64_t> range_start(const HttpResponse& r) {
   }
 }
 
+// The size of the whole file as the response declares it: Content-Length
+// of a 200 (from `position` 0), the total of a 206's Content-Range.
+std::optional<std::uint64_t> declared_length(const HttpResponse& r, std::uint64_t position) {
+  try {
+    if (r.status == 206) {
+      const auto it = r.headers.find("content-range");
+      if (it == r.headers.end()) return std::nullopt;
+      const auto slash = it->second.rfind('/');
+      if (slash == std::string::npos || it->second.substr(slash + 1) == "*") return std::nullopt;
+      return std::stoull(it->second.substr(slash + 1));
+    }
+    const auto it = r.headers.find("content-length");
+    if (it == r.headers.end()) return std::nullopt;
+    return position + std::stoull(it->second);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
 Error write_error(int error, const FetchRequest& request, const fs::path& part) {
   if (error == ENOSPC || error == EDQUOT) {
     return Error(ErrorCode::kRuntime, request.dest.string() + ": " + std::strerror(error) + " while writing " +
@@ -121,6 +140,13 @@ FetchedFile fetch_file(HttpClient& client, const FetchRequest& request, Progress
   }
   const std::uint64_t total = expected.value_or(0);
   std::uint64_t fetched = 0;
+  // More bytes than the hub announced: the file is not the one listed, and
+  // a server that never stops must not fill the disk. Nothing past the
+  // announced size is written.
+  const auto oversized = [&](const std::string& sent) {
+    return request.display + ": the hub announced " + std::to_string(*expected) + " bytes, but the server sent " +
+           sent + "; the download was stopped and deleted";
+  };
   progress.file_started(request.display, offset, total);
   // A part of the full size needs no request (a 416 would say the same).
   for (int attempt = 0; !(expected && offset == *expected && offset > 0); ++attempt) {
@@ -128,6 +154,7 @@ FetchedFile fetch_file(HttpClient& client, const FetchRequest& request, Progress
     bool first = true;
     int error = 0;
     std::string refusal;
+    bool discard = false;  // the part is not a prefix of the listed file
     const BodySink sink = [&](const HttpResponse& head, std::string_view chunk) {
       if (first) {
         first = false;
@@ -145,6 +172,17 @@ FetchedFile fetch_file(HttpClient& client, const FetchRequest& request, Progress
           }
           position = 0;
         }
+        // A length the server declares beyond the announced size is refused before a byte is written.
+        if (const auto length = declared_length(head, position); expected && length && *length > *expected) {
+          refusal = oversized(std::to_string(*length) + " bytes");
+          discard = true;
+          return false;
+        }
+      }
+      if (expected && chunk.size() > *expected - std::min(position, *expected)) {
+        refusal = oversized("more (" + std::to_string(position + chunk.size()) + " bytes so far)");
+        discard = true;
+        return false;
       }
       for (std::size_t done = 0; done < chunk.size();) {
         const ssize_t n = ::pwrite(fd.get(), chunk.data() + done, chunk.size() - done, static_cast<off_t>(position));
@@ -163,7 +201,10 @@ FetchedFile fetch_file(HttpClient& client, const FetchRequest& request, Progress
     try {
       const HttpResponse response = client.download(request.url, offset, sink);
       if (response.aborted) {
-        if (!refusal.empty()) throw Error(ErrorCode::kRuntime, refusal);
+        if (!refusal.empty()) {
+          if (discard) fs::remove(part, ec);
+          throw Error(ErrorCode::kRuntime, refusal);
+        }
         throw write_error(error, request, part);
       }
       if (response.status == 416 && offset > 0) break;  // nothing after `offset`: the part is whole

@@ -11,6 +11,7 @@
 
 #include "hub/hub_api.hpp"
 #include "sieve/error.hpp"
+#include "sieve/text.hpp"
 
 namespace sieve {
 
@@ -98,7 +99,8 @@ PullSettings resolve_settings(const PullOptions& options) {
     validate_repo_path(s.name);
   } catch (const Error&) {
     throw Error(ErrorCode::kInvalidArgument,
-                "--name \"" + s.name + "\": expected a relative path without \".\" or \"..\" parts");
+                "--name \"" + escape_control(s.name) +
+                    "\": expected a relative path without \".\" or \"..\" parts or control characters");
   }
   if (s.name.front() == '.' || s.name.find("/.") != std::string::npos) {
     throw Error(ErrorCode::kInvalidArgument,
@@ -124,6 +126,7 @@ PullSettings resolve_settings(const PullOptions& options) {
   }
   s.connect_timeout_s = options.connect_timeout_s > 0 ? options.connect_timeout_s : 30;
   s.retries = std::max(0, options.retries);
+  s.allow_unverified = options.allow_unverified;
   return s;
 }
 

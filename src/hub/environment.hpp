@@ -22,6 +22,7 @@ struct PullSettings {
   double stall_timeout_s = 30;
   double connect_timeout_s = 30;
   int retries = 3;
+  bool allow_unverified = false;
 };
 
 // Validates the options too (repository id, folder name, timeouts); throws

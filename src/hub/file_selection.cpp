@@ -115,8 +115,9 @@ std::vector<SelectedFile> select_files(const std::vector<Sibling>& siblings, std
   const auto chosen =
       std::find_if(variants.begin(), variants.end(), [&](const Variant& v) { return v.name == variant; });
   if (chosen == variants.end()) {
-    throw Error(ErrorCode::kInvalidArgument, std::string(repo_id) + " has no ONNX variant \"" + std::string(variant) +
-                                                 "\"; available: " + join(variants, ", ", &Variant::name));
+    throw Error(ErrorCode::kInvalidArgument,
+                std::string(repo_id) + " has no ONNX variant \"" + escape_control(variant) +
+                    "\"; available: " + join(variants, ", ", [](const Variant& v) { return escape_control(v.name); }));
   }
   if (std::none_of(siblings.begin(), siblings.end(), [](const Sibling& s) { return s.path == "tokenizer.json"; })) {
     throw Error(ErrorCode::kUnsupported, std::string(repo_id) +

@@ -25,11 +25,15 @@ void global_init() {
 constexpr std::size_t kMaxErrorBody = std::size_t{64} * 1024;
 // Metadata documents of repositories with many files run to megabytes, not more.
 constexpr std::size_t kMaxDocument = std::size_t{64} * 1024 * 1024;
+// The headers of one response: the hub's and a CDN's take a few kilobytes.
+constexpr std::size_t kMaxHeaders = std::size_t{256} * 1024;
 
 struct Transfer {
   HttpResponse response;
   const BodySink* sink = nullptr;
   bool too_large = false;
+  std::size_t header_bytes = 0;  // of the current response
+  bool headers_too_large = false;
 };
 
 std::string trim(std::string_view s) {
@@ -41,6 +45,12 @@ std::string trim(std::string_view s) {
 std::size_t on_header(char* data, std::size_t size, std::size_t count, void* user) {
   auto& t = *static_cast<Transfer*>(user);
   const std::string_view line(data, size * count);
+  if (line.starts_with("HTTP/")) t.header_bytes = 0;
+  t.header_bytes += line.size();
+  if (t.header_bytes > kMaxHeaders) {
+    t.headers_too_large = true;
+    return 0;
+  }
   if (line.starts_with("HTTP/")) {
     // A new response (the first, or one after a redirect): forget the last one's headers.
     t.response.headers.clear();
@@ -170,6 +180,11 @@ HttpResponse HttpClient::perform(const std::string& url, std::uint64_t offset, c
     transfer.response.url = effective;
   }
   if (code == CURLE_WRITE_ERROR && transfer.response.aborted) return std::move(transfer.response);
+  if (transfer.headers_too_large) {
+    throw NetworkError(ErrorCode::kRuntime,
+                       url + ": the response's headers are larger than " + std::to_string(kMaxHeaders >> 10) + " KiB",
+                       false);
+  }
   if (transfer.too_large) {
     throw NetworkError(ErrorCode::kRuntime,
                        url + ": the response is larger than " + std::to_string(kMaxDocument >> 20) + " MiB", false);

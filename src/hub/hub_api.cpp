@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "sieve/error.hpp"
+#include "sieve/text.hpp"
 
 namespace sieve::hub {
 namespace {
@@ -123,10 +124,12 @@ void validate_repo_id(std::string_view repo_id) {
 
 void validate_repo_path(std::string_view path) {
   const auto bad = [&] {
-    return Error(ErrorCode::kParse, "the hub listed an unsafe file name \"" + std::string(path) + "\"");
+    return Error(ErrorCode::kParse, "the hub listed an unsafe file name \"" + escape_control(path) + "\"");
   };
+  // Control characters (escape sequences, carriage returns) and bytes that
+  // are not UTF-8 have no place in a file name of a model folder.
   if (path.empty() || path.front() == '/' || path.find('\\') != std::string_view::npos ||
-      path.find('\0') != std::string_view::npos) {
+      escape_control(path) != path) {
     throw bad();
   }
   std::size_t begin = 0;

@@ -34,7 +34,9 @@ RepoInfo parse_repo_info(std::string_view json, std::string_view source);
 // "org/name" with the characters the hub allows: it becomes a folder path.
 void validate_repo_id(std::string_view repo_id);
 // Throws unless `path` is a relative '/'-separated path without "." or ".."
-// parts: a metadata document must not place files outside the folder.
+// parts, control characters or bytes that are not UTF-8: a metadata
+// document must not place files outside the folder, nor name one that would
+// rewrite the terminal that shows it.
 void validate_repo_path(std::string_view path);
 
 // Percent-encoding as Python's urllib.parse.quote, with '/' kept or not.

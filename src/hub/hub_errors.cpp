@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sieve/text.hpp"
+
 namespace sieve::hub {
 namespace {
 
@@ -18,7 +20,8 @@ std::string hub_message(const HttpResponse& r) {
     if (doc.is_object() && doc.contains("error") && doc["error"].is_string()) message = doc["error"].get<std::string>();
   }
   if (message.size() > 300) message = message.substr(0, 300) + "...";
-  return message.empty() ? std::string() : " (the hub says: " + message + ")";
+  // The hub's words are shown on a terminal: no escape sequence of theirs reaches it.
+  return message.empty() ? std::string() : " (the hub says: " + escape_control(message) + ")";
 }
 
 }  // namespace

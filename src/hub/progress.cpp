@@ -6,6 +6,7 @@
 #include <string>
 
 #include "sieve/hub.hpp"
+#include "sieve/text.hpp"
 
 namespace sieve {
 namespace {
@@ -58,7 +59,7 @@ class StderrProgress final : public ProgressSink {
   void file_done(const std::string& path, std::uint64_t size, std::uint64_t fetched, double seconds) override {
     if (quiet_) return;
     std::string line = "sieve: ";
-    line.append(path).append("  ").append(human_bytes(static_cast<double>(size)));
+    line.append(escape_control(path)).append("  ").append(human_bytes(static_cast<double>(size)));
     if (fetched == 0) {
       line.append("  (already complete)");
     } else {
@@ -72,7 +73,11 @@ class StderrProgress final : public ProgressSink {
 
   void note(const std::string& message) override {
     if (quiet_) return;
-    std::fprintf(stderr, "%ssieve: %s\n", terminal_ ? "\r\x1b[K" : "", message.c_str());
+    std::fprintf(stderr, "%ssieve: %s\n", terminal_ ? "\r\x1b[K" : "", escape_control(message).c_str());
+  }
+
+  void warning(const std::string& message) override {
+    std::fprintf(stderr, "%ssieve: warning: %s\n", terminal_ ? "\r\x1b[K" : "", escape_control(message).c_str());
   }
 
  private:
@@ -80,7 +85,7 @@ class StderrProgress final : public ProgressSink {
     last_draw_ = Clock::now();
     const double elapsed = std::chrono::duration<double>(last_draw_ - start_).count();
     const double rate = elapsed > 0 && !first ? static_cast<double>(done - offset_) / elapsed : 0;
-    std::string line = path;
+    std::string line = escape_control(path);
     line.append("  ");
     if (total > 0) {
       const double fraction = std::min(1.0, static_cast<double>(done) / static_cast<double>(total));

@@ -17,6 +17,8 @@
 #include "hub/manifest.hpp"
 #include "sieve/error.hpp"
 #include "sieve/hub.hpp"
+#include "sieve/logging.hpp"
+#include "sieve/text.hpp"
 
 namespace sieve {
 
@@ -32,6 +34,8 @@ class SilentProgress final : public ProgressSink {
   void file_progress(const std::string&, std::uint64_t, std::uint64_t) override {}
   void file_done(const std::string&, std::uint64_t, std::uint64_t, double) override {}
   void note(const std::string&) override {}
+  // Without a sink a warning still reaches the log.
+  void warning(const std::string& message) override { log_warn(message); }
 };
 
 hub::HttpClient make_client(const PullSettings& s) {
@@ -199,6 +203,30 @@ PullResult offline_pull(const PullSettings& s, ProgressSink& progress) {
   return {s.folder, s.repo_id, manifest->commit, s.variant, true, 0, manifest->files.size()};
 }
 
+// A file the hub lists without a size or without a checksum cannot be told
+// from a different or endless one: refused, unless the caller allows it
+// (then each is named in a warning).
+void check_verifiable(const std::vector<hub::SelectedFile>& files, const PullSettings& s, ProgressSink& progress) {
+  std::vector<std::string> problems;
+  for (const auto& file : files) {
+    const hub::Sibling& f = file.source;
+    const bool sized = f.lfs_size || f.size;
+    const bool hashed = f.lfs_sha256 || f.blob_id;
+    if (sized && hashed) continue;
+    const std::string what = !sized && !hashed ? "size or checksum" : (sized ? "checksum" : "size");
+    if (s.allow_unverified) {
+      progress.warning(f.path + ": the hub lists no " + what + " for it: accepted UNVERIFIED (--allow-unverified)");
+    } else {
+      problems.push_back(f.path + " (no " + what + ")");
+    }
+  }
+  if (!problems.empty()) {
+    throw Error(ErrorCode::kRuntime, s.repo_id + " on " + s.endpoint + ": the hub lists " + join(problems, ", ") +
+                                         ", so the download cannot be verified; nothing was downloaded (pass "
+                                         "--allow-unverified to install such files anyway)");
+  }
+}
+
 }  // namespace
 
 std::vector<Variant> list_variants(const PullOptions& options) {
@@ -235,6 +263,8 @@ PullResult pull_model(const PullOptions& options, ProgressSink* progress_sink) {
     progress.note(s.folder.string() + " is up to date (" + s.repo_id + " at commit " + info.commit + ")");
     return {s.folder, s.repo_id, info.commit, s.variant, true, 0, current->files.size()};
   }
+
+  check_verifiable(files, s, progress);
 
   const fs::path staging_root = s.dest / ".sieve-pull";
   std::error_code ec;

@@ -211,6 +211,10 @@ ModelFolder read_model_folder(const fs::path& root) {
   if (const auto config = read_json_file(root / "config.json")) {
     folder.max_position_embeddings = positive_int_field(*config, "max_position_embeddings", root / "config.json");
     folder.hidden_size = positive_int_field(*config, "hidden_size", root / "config.json");
+    // Only a fallback for the token-id check (check_token_ids): read where it is a plain positive integer.
+    if (const auto it = config->find("vocab_size"); it != config->end() && it->is_number_unsigned()) {
+      if (const auto v = it->get<std::uint64_t>(); v > 0) folder.vocab_size = static_cast<std::size_t>(v);
+    }
     if (auto arch = config->find("architectures"); arch != config->end() && arch->is_array()) {
       for (const auto& a : *arch) {
         if (a.is_string()) folder.architectures.push_back(a.get<std::string>());

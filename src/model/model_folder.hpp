@@ -54,6 +54,7 @@ struct ModelFolder {
   std::optional<std::size_t> model_max_length;         // tokenizer_config.json
   std::optional<std::size_t> max_position_embeddings;  // config.json
   std::optional<std::size_t> hidden_size;              // config.json
+  std::optional<std::size_t> vocab_size;               // config.json (a positive integer, else unset)
   std::vector<std::string> architectures;              // config.json
   // config_sentence_transformers.json: named prompts (sorted by name), the one
   // used when the caller names none, and the model's similarity function.

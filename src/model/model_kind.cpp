@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
+#include <string_view>
+#include <vector>
 
 #include "model/llm_reranker.hpp"
 #include "sieve/error.hpp"
@@ -18,7 +21,14 @@ namespace fs = std::filesystem;
 // TypeProto, TensorShapeProto, TensorProto, StringStringEntryProto).
 constexpr std::uint32_t kModelGraph = 7;
 constexpr std::uint32_t kGraphNode = 1;
+constexpr std::uint32_t kNodeInput = 1;
+constexpr std::uint32_t kNodeOutput = 2;
 constexpr std::uint32_t kNodeOpType = 4;
+constexpr std::uint32_t kNodeAttribute = 5;
+constexpr std::uint32_t kAttributeName = 1;
+constexpr std::uint32_t kAttributeInt = 3;
+constexpr std::uint32_t kTensorDims = 1;
+constexpr std::uint32_t kTensorName = 8;
 constexpr std::uint32_t kGraphInitializer = 5;
 constexpr std::uint32_t kGraphInput = 11;
 constexpr std::uint32_t kGraphOutput = 12;
@@ -156,25 +166,120 @@ OnnxTensor read_value_info(WireReader& parent) {
   return tensor;
 }
 
-// The "location" of an initializer stored outside the file, if any.
-std::optional<std::string> external_location(WireReader& parent) {
-  std::optional<std::string> location;
-  read_message(parent, [&](std::uint32_t f, std::uint32_t w, WireReader& tensor) {
-    if (f != kTensorExternalData || w != kLengthDelimited) return tensor.skip(w);
-    std::string key;
-    std::string value;
-    read_message(tensor, [&](std::uint32_t f2, std::uint32_t w2, WireReader& entry) {
-      if (f2 == kEntryKey && w2 == kLengthDelimited) {
-        key = entry.bytes();
-      } else if (f2 == kEntryValue && w2 == kLengthDelimited) {
-        value = entry.bytes();
-      } else {
-        entry.skip(w2);
-      }
-    });
-    if (key == "location") location = value;
+// What the token-id check needs of a node: its op, inputs, outputs and a
+// Gather's axis.
+struct GraphNode {
+  std::string op_type;
+  std::vector<std::string> inputs;
+  std::vector<std::string> outputs;
+  std::int64_t axis = 0;
+};
+
+GraphNode read_node(WireReader& parent) {
+  GraphNode node;
+  read_message(parent, [&](std::uint32_t f, std::uint32_t w, WireReader& r) {
+    if (f == kNodeOpType && w == kLengthDelimited) {
+      node.op_type = r.bytes();
+    } else if (f == kNodeInput && w == kLengthDelimited) {
+      node.inputs.push_back(r.bytes());
+    } else if (f == kNodeOutput && w == kLengthDelimited) {
+      node.outputs.push_back(r.bytes());
+    } else if (f == kNodeAttribute && w == kLengthDelimited) {
+      std::string name;
+      std::optional<std::int64_t> value;
+      read_message(r, [&](std::uint32_t f2, std::uint32_t w2, WireReader& a) {
+        if (f2 == kAttributeName && w2 == kLengthDelimited) {
+          name = a.bytes();
+        } else if (f2 == kAttributeInt && w2 == kVarint) {
+          value = static_cast<std::int64_t>(a.varint());
+        } else {
+          a.skip(w2);
+        }
+      });
+      if (name == "axis" && value) node.axis = *value;
+    } else {
+      r.skip(w);
+    }
   });
-  return location;
+  return node;
+}
+
+// An initializer's name, dimensions and external data file (if any).
+struct Initializer {
+  std::string name;
+  std::vector<std::int64_t> dims;
+  std::optional<std::string> location;
+};
+
+Initializer read_initializer(WireReader& parent) {
+  Initializer init;
+  read_message(parent, [&](std::uint32_t f, std::uint32_t w, WireReader& tensor) {
+    if (f == kTensorName && w == kLengthDelimited) {
+      init.name = tensor.bytes();
+    } else if (f == kTensorDims && w == kVarint) {
+      init.dims.push_back(static_cast<std::int64_t>(tensor.varint()));
+    } else if (f == kTensorDims && w == kLengthDelimited) {  // packed
+      WireReader packed = tensor.nested(tensor.sub_end());
+      while (!packed.done()) init.dims.push_back(static_cast<std::int64_t>(packed.varint()));
+    } else if (f == kTensorExternalData && w == kLengthDelimited) {
+      std::string key;
+      std::string value;
+      read_message(tensor, [&](std::uint32_t f2, std::uint32_t w2, WireReader& entry) {
+        if (f2 == kEntryKey && w2 == kLengthDelimited) {
+          key = entry.bytes();
+        } else if (f2 == kEntryValue && w2 == kLengthDelimited) {
+          value = entry.bytes();
+        } else {
+          entry.skip(w2);
+        }
+      });
+      if (key == "location") init.location = value;
+    } else {
+      tensor.skip(w);
+    }
+  });
+  return init;
+}
+
+// The rows of the tables the graph looks input_ids up in (see
+// OnnxSummary::id_vocabulary). Nodes of an ONNX graph come in topological
+// order, so one pass finds every tensor that carries the ids unchanged.
+void find_id_vocabulary(const std::vector<GraphNode>& nodes,
+                        const std::map<std::string, std::vector<std::int64_t>>& tables, OnnxSummary& summary) {
+  static const std::set<std::string, std::less<>> kKeepValues = {"Cast",    "Identity",  "Reshape",
+                                                                 "Flatten", "Unsqueeze", "Squeeze"};
+  static const std::set<std::string, std::less<>> kKeepTable = {"Cast", "Identity", "DequantizeLinear"};
+  std::set<std::string, std::less<>> ids = {"input_ids"};
+  std::map<std::string_view, const GraphNode*> producer;
+  for (const auto& node : nodes) {
+    for (const auto& out : node.outputs) producer.emplace(out, &node);
+    if (kKeepValues.contains(node.op_type) && !node.inputs.empty() && ids.contains(node.inputs[0])) {
+      ids.insert(node.outputs.begin(), node.outputs.end());
+    }
+  }
+  for (const auto& node : nodes) {
+    std::string table;
+    if (node.op_type == "Gather" && node.axis == 0 && node.inputs.size() >= 2 && ids.contains(node.inputs[1])) {
+      table = node.inputs[0];
+    } else if (node.op_type == "EmbedLayerNormalization" && node.inputs.size() >= 3 && ids.contains(node.inputs[0])) {
+      table = node.inputs[2];
+    } else {
+      continue;
+    }
+    // A quantized or converted table: back to the initializer it comes from.
+    for (int hop = 0; hop < 4 && !tables.contains(table); ++hop) {
+      const auto it = producer.find(table);
+      if (it == producer.end() || !kKeepTable.contains(it->second->op_type) || it->second->inputs.empty()) break;
+      table = it->second->inputs[0];
+    }
+    const auto it = tables.find(table);
+    if (it == tables.end() || it->second.size() != 2 || it->second[0] <= 0) continue;
+    const auto rows = static_cast<std::uint64_t>(it->second[0]);
+    if (!summary.id_vocabulary || rows < *summary.id_vocabulary) {
+      summary.id_vocabulary = rows;
+      summary.id_table = table + " [" + std::to_string(it->second[0]) + ", " + std::to_string(it->second[1]) + "]";
+    }
+  }
 }
 
 bool ends_with(const std::string& text, std::string_view suffix) {
@@ -196,6 +301,8 @@ OnnxSummary read_onnx_summary(const fs::path& onnx_file) {
   in.seekg(0);
   OnnxSummary summary;
   std::set<std::string> locations;
+  std::vector<GraphNode> nodes;
+  std::map<std::string, std::vector<std::int64_t>> tables;  // initializers of rank 2, by name
   WireReader model(in, size, onnx_file);
   bool have_graph = false;
   while (!model.done()) {
@@ -208,19 +315,16 @@ OnnxSummary read_onnx_summary(const fs::path& onnx_file) {
     read_message(model, [&](std::uint32_t f, std::uint32_t w, WireReader& graph) {
       if (w != kLengthDelimited) return graph.skip(w);
       if (f == kGraphNode) {
-        read_message(graph, [&](std::uint32_t f2, std::uint32_t w2, WireReader& node) {
-          if (f2 == kNodeOpType && w2 == kLengthDelimited) {
-            ++summary.operators[node.bytes()];
-          } else {
-            node.skip(w2);
-          }
-        });
+        nodes.push_back(read_node(graph));
+        ++summary.operators[nodes.back().op_type];
       } else if (f == kGraphInput) {
         summary.inputs.push_back(read_value_info(graph));
       } else if (f == kGraphOutput) {
         summary.outputs.push_back(read_value_info(graph));
       } else if (f == kGraphInitializer) {
-        if (auto location = external_location(graph)) locations.insert(*location);
+        Initializer init = read_initializer(graph);
+        if (init.location) locations.insert(*init.location);
+        if (init.dims.size() == 2) tables.emplace(std::move(init.name), std::move(init.dims));
       } else {
         graph.skip(w);
       }
@@ -228,6 +332,7 @@ OnnxSummary read_onnx_summary(const fs::path& onnx_file) {
   }
   if (!have_graph) model.fail("no graph");
   for (const auto& location : locations) summary.external_data.emplace_back(location);
+  find_id_vocabulary(nodes, tables, summary);
   return summary;
 }
 

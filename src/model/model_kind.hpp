@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,14 @@ struct OnnxSummary {
   std::vector<OnnxTensor> outputs;
   std::vector<std::filesystem::path> external_data;  // unique, relative to the ONNX file's folder
   std::map<std::string, int> operators;              // op_type -> nodes in the main graph
+  // How many token ids input_ids may hold: the rows of the embedding matrix
+  // the graph looks them up in (an initializer that a Gather, or a fused
+  // EmbedLayerNormalization, indexes with input_ids, possibly through a
+  // Cast or a reshape, and possibly quantized); the smallest where several
+  // do. Unset when the graph does not tell (no such lookup, or a computed
+  // table). `id_table` names the initializer and its shape.
+  std::optional<std::uint64_t> id_vocabulary;
+  std::string id_table;
 };
 
 OnnxSummary read_onnx_summary(const std::filesystem::path& onnx_file);

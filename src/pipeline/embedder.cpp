@@ -7,6 +7,7 @@
 #include "model/graph_fusion.hpp"
 #include "model/model_folder.hpp"
 #include "model/modules/normalize_module.hpp"
+#include "model/token_ids.hpp"
 #include "pipeline/batching.hpp"
 #include "pipeline/model_inputs.hpp"
 #include "pipeline/pooling.hpp"
@@ -450,6 +451,7 @@ Embedder Embedder::load(const std::filesystem::path& folder_path, const Embedder
   if (options.batch_size == 0) throw Error(ErrorCode::kInvalidArgument, "batch size must be at least 1");
   auto folder = model::read_model_folder(folder_path);
   auto tokenizer = Tokenizer::from_file(folder.tokenizer_file);
+  model::check_token_ids(folder, model::read_onnx_summary(folder.onnx_file), tokenizer);
   runtime::Session session(folder.onnx_file, options.runtime);
   auto impl = std::make_unique<Impl>(std::move(folder), std::move(tokenizer), std::move(session));
   const auto& f = impl->folder;

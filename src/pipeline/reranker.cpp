@@ -11,6 +11,7 @@
 #include "model/graph_fusion.hpp"
 #include "model/llm_reranker.hpp"
 #include "model/model_folder.hpp"
+#include "model/token_ids.hpp"
 #include "pipeline/batching.hpp"
 #include "pipeline/model_inputs.hpp"
 #include "runtime/environment.hpp"
@@ -235,6 +236,7 @@ Reranker Reranker::load(const fs::path& folder_path, const RerankerOptions& opti
                          : ""));
   }
   auto tokenizer = Tokenizer::from_file(folder.tokenizer_file);
+  model::check_token_ids(folder, model::read_onnx_summary(folder.onnx_file), tokenizer);
   runtime::Session session(folder.onnx_file, options.runtime);
   auto impl = std::make_unique<Impl>(std::move(folder), std::move(tokenizer), std::move(session));
   impl->llm = std::move(llm);

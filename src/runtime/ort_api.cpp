@@ -1,5 +1,7 @@
 #include "runtime/ort_api.hpp"
 
+#include <string>
+
 #include "sieve/error.hpp"
 
 namespace sieve::runtime {
@@ -19,7 +21,9 @@ const OrtApi& ort() {
 void check(OrtStatus* status, const char* what) {
   if (status == nullptr) return;
   const OrtPtr<OrtStatus> owned(status);
-  throw Error(ErrorCode::kRuntime, std::string(what) + ": " + ort().GetErrorMessage(status));
+  std::string message = ort().GetErrorMessage(status);
+  while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();  // one line
+  throw Error(ErrorCode::kRuntime, std::string(what) + ": " + message);
 }
 
 }  // namespace sieve::runtime

@@ -98,6 +98,9 @@ Session::Session(const std::filesystem::path& model, const RuntimeOptions& optio
   check(ort().CreateSessionOptions(&raw_options), "creating session options");
   const OrtPtr<OrtSessionOptions> session_options(raw_options);
 
+  // Every entry point checks its thread counts; this is the last line for callers of the C++ API.
+  check_thread_count(std::max(0, options.intra_op_threads), "intra_op_threads");
+  check_thread_count(std::max(0, options.inter_op_threads), "inter_op_threads");
   OrtEnv* env = nullptr;
   if (options.shared_thread_pool) {
     // The process-wide pools replace the session's own: several models then

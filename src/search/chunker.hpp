@@ -13,6 +13,15 @@ struct ChunkSpan {
   std::size_t end = 0;
 };
 
+// The text is tokenized a piece of at most this many bytes at a time, each
+// ending before the whitespace that precedes a word, so that memory follows
+// the window and not the document.
+inline constexpr std::size_t kChunkPieceBytes = std::size_t{64} << 10;
+// A run of this many bytes without whitespace (no word is that long) is cut
+// there, at a code point boundary, before it is tokenized: a token then
+// spans at most this much text, and a chunk at most `chunk_tokens` times it.
+inline constexpr std::size_t kMaxRunBytes = 4096;
+
 // Windows of at most `chunk_tokens` tokens, each starting `overlap_tokens`
 // before the previous one ended. Boundaries fall between tokens, and where
 // the window allows, between words rather than between pieces of one word.

@@ -1,21 +1,26 @@
 #include "search/extract.hpp"
 
-#include <cmark.h>
 #include <libxml/HTMLparser.h>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <libxml/xmlerror.h>
+#include <md4c.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cstddef>
+#include <cstdint>
+#include <exception>
 #include <initializer_list>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "json_depth.hpp"
 #include "sieve/error.hpp"
+#include "tokenizer/core/unicode.hpp"
 
 namespace sieve::search {
 namespace {
@@ -118,6 +123,27 @@ std::string collapse_whitespace(std::string_view s) {
 std::string_view strip_bom(std::string_view s) {
   if (s.substr(0, kUtf8Bom.size()) == kUtf8Bom) s.remove_prefix(kUtf8Bom.size());
   return s;
+}
+
+// U+0000 becomes U+FFFD, as CommonMark does: PostgreSQL's text cannot hold it (libpq would end the value
+// there and silently drop the rest), and no store should differ from another in what it keeps.
+void replace_nul(std::string& s) {
+  for (std::size_t at = s.find('\0'); at != std::string::npos; at = s.find('\0', at + 3)) {
+    s.replace(at, 1, "\xEF\xBF\xBD");
+  }
+}
+
+// Metadata names are keys of a table, where two names made equal would collide: one holding U+0000 is an
+// error (the caller names it).
+void replace_nul(ExtractedDocument& doc, const std::string& where) {
+  replace_nul(doc.text);
+  replace_nul(doc.title);
+  for (auto& [key, value] : doc.metadata) {
+    if (key.find('\0') != std::string::npos) {
+      throw Error(ErrorCode::kInvalidInput, where + ": a metadata name holds a NUL (\\u0000)");
+    }
+    replace_nul(value);
+  }
 }
 
 // --- text assembly ----------------------------------------------------------
@@ -481,21 +507,7 @@ std::string html_text(std::string_view content, std::string* title, const std::s
 
 // --- Markdown ---------------------------------------------------------------
 
-struct CmarkNodeDeleter {
-  void operator()(cmark_node* node) const { cmark_node_free(node); }
-};
-struct CmarkIterDeleter {
-  void operator()(cmark_iter* iter) const { cmark_iter_free(iter); }
-};
-using CmarkNodePtr = std::unique_ptr<cmark_node, CmarkNodeDeleter>;
-using CmarkIterPtr = std::unique_ptr<cmark_iter, CmarkIterDeleter>;
-
 using MetadataMap = std::map<std::string, std::string>;
-
-std::string_view node_literal(cmark_node* node) {
-  const char* literal = cmark_node_get_literal(node);
-  return literal == nullptr ? std::string_view() : std::string_view(literal);
-}
 
 std::string_view unquote(std::string_view value) {
   if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front()) {
@@ -554,92 +566,200 @@ std::string_view split_front_matter(std::string_view markdown, MetadataMap& meta
   return markdown;
 }
 
-// The plain text of a heading's inline content.
-std::string cmark_inline_text(cmark_node* node) {
-  std::string out;
-  const CmarkIterPtr iter(cmark_iter_new(node));
-  for (cmark_event_type ev = cmark_iter_next(iter.get()); ev != CMARK_EVENT_DONE; ev = cmark_iter_next(iter.get())) {
-    if (ev != CMARK_EVENT_ENTER) continue;
-    cmark_node* cur = cmark_iter_get_node(iter.get());
-    switch (cmark_node_get_type(cur)) {
-      case CMARK_NODE_TEXT:
-      case CMARK_NODE_CODE: out.append(node_literal(cur)); break;
-      case CMARK_NODE_SOFTBREAK:
-      case CMARK_NODE_LINEBREAK: out += ' '; break;
+// HTML5's named character references, sorted by name (tools/gen_html_entities.py).
+struct HtmlEntity {
+  std::string_view name;
+  std::string_view text;
+};
+constexpr HtmlEntity kHtmlEntities[] = {
+#include "html_entities.inc"
+};
+
+// What an entity md4c reports (`&name;`, `&#N;`, `&#xN;`) stands for, as
+// CommonMark decodes it: a name HTML5 does not know stays as it is written;
+// a number that is no character (0, a surrogate, beyond U+10FFFF) is U+FFFD.
+void append_entity(std::string& out, std::string_view entity) {
+  if (entity.size() < 3 || entity.front() != '&' || entity.back() != ';') {
+    out.append(entity);
+    return;
+  }
+  const std::string_view body = entity.substr(1, entity.size() - 2);
+  if (body.front() == '#') {
+    const bool hex = body.size() > 1 && (body[1] == 'x' || body[1] == 'X');
+    const std::string_view digits = body.substr(hex ? 2 : 1);
+    std::uint32_t cp = 0;
+    bool valid = !digits.empty() && digits.size() <= 8;
+    for (const char c : digits) {
+      const int digit = (c >= '0' && c <= '9')          ? c - '0'
+                        : hex && (c >= 'a' && c <= 'f') ? c - 'a' + 10
+                        : hex && (c >= 'A' && c <= 'F') ? c - 'A' + 10
+                                                        : -1;
+      if (digit < 0) valid = false;
+      if (!valid) break;
+      cp = cp * (hex ? 16 : 10) + static_cast<std::uint32_t>(digit);
+    }
+    if (!valid) {
+      out.append(entity);
+      return;
+    }
+    if (cp == 0 || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) cp = 0xFFFD;
+    tokenizer::unicode::append_utf8(out, static_cast<char32_t>(cp));
+    return;
+  }
+  const auto* end = std::end(kHtmlEntities);
+  const auto* found = std::lower_bound(std::begin(kHtmlEntities), end, body,
+                                       [](const HtmlEntity& e, std::string_view name) { return e.name < name; });
+  out.append(found != end && found->name == body ? found->text : entity);
+}
+
+// Builds the text of a Markdown document from md4c's events, as the
+// document renders: blocks on lines of their own, a blank line between
+// paragraphs (a line break between a tight list's items), raw HTML blocks
+// through the HTML extractor, inline tags dropped but for <br>.
+class MarkdownRenderer {
+ public:
+  explicit MarkdownRenderer(const std::string& source) : source_(source) {}
+
+  // Parses `markdown` (md4c, in time linear in its length) and returns its text.
+  std::string render(std::string_view markdown) {
+    if (markdown.size() > std::numeric_limits<MD_SIZE>::max()) {
+      throw Error(ErrorCode::kInvalidInput,
+                  source_ + ": Markdown document too large (" + std::to_string(markdown.size()) + " bytes)");
+    }
+    MD_PARSER parser{};
+    parser.abi_version = 0;
+    parser.flags = MD_DIALECT_COMMONMARK;
+    parser.enter_block = [](MD_BLOCKTYPE type, void* detail, void* self) {
+      return static_cast<MarkdownRenderer*>(self)->guarded([&](MarkdownRenderer& r) { r.block(type, detail, true); });
+    };
+    parser.leave_block = [](MD_BLOCKTYPE type, void* detail, void* self) {
+      return static_cast<MarkdownRenderer*>(self)->guarded([&](MarkdownRenderer& r) { r.block(type, detail, false); });
+    };
+    parser.enter_span = [](MD_SPANTYPE /*type*/, void* /*detail*/, void* /*self*/) { return 0; };
+    parser.leave_span = [](MD_SPANTYPE /*type*/, void* /*detail*/, void* /*self*/) { return 0; };
+    parser.text = [](MD_TEXTTYPE type, const MD_CHAR* text, MD_SIZE size, void* self) {
+      return static_cast<MarkdownRenderer*>(self)->guarded(
+          [&](MarkdownRenderer& r) { r.text(type, std::string_view(text, size)); });
+    };
+    const int result = md_parse(markdown.data(), static_cast<MD_SIZE>(markdown.size()), &parser, this);
+    if (failure_) std::rethrow_exception(failure_);
+    if (result != 0) throw Error(ErrorCode::kInvalidInput, source_ + ": not enough memory to parse the Markdown");
+    return out_.finish();
+  }
+
+  // The first level-1 heading's text, on one line.
+  [[nodiscard]] const std::string& heading() const { return heading_; }
+
+ private:
+  // No exception may cross md4c's C frames: the first one stops the parse and is thrown once it returns.
+  template <typename F>
+  int guarded(F&& f) {
+    try {
+      f(*this);
+      return 0;
+    } catch (...) {
+      failure_ = std::current_exception();
+      return 1;
+    }
+  }
+
+  void block(MD_BLOCKTYPE type, void* detail, bool entering) {
+    switch (type) {
+      case MD_BLOCK_H:
+        out_.request_break(2);
+        if (entering) {
+          in_heading_ = heading_.empty() && static_cast<const MD_BLOCK_H_DETAIL*>(detail)->level == 1;
+        } else if (in_heading_) {
+          heading_ = collapse_whitespace(heading_text_);
+          heading_text_.clear();
+          in_heading_ = false;
+        }
+        break;
+      // md4c reports no paragraphs inside a tight list's items: their text is the item's.
+      case MD_BLOCK_P: out_.request_break(2); break;
+      case MD_BLOCK_LI:
+        out_.request_break(1);
+        item_depth_ += entering ? 1 : -1;
+        break;
+      case MD_BLOCK_UL:
+      case MD_BLOCK_OL:
+        // A list inside another list's item is a line, not a paragraph, away from its neighbours.
+        out_.request_break(item_depth_ > 0 ? 1 : 2);
+        break;
+      case MD_BLOCK_CODE:
+      case MD_BLOCK_QUOTE:
+      case MD_BLOCK_HR: out_.request_break(2); break;
+      case MD_BLOCK_HTML:
+        out_.request_break(2);
+        collecting_html_ = entering;
+        if (!entering) {
+          out_.add_verbatim(html_text(html_block_, nullptr, source_, true));
+          html_block_.clear();
+          out_.request_break(2);
+        }
+        break;
       default: break;
     }
   }
-  return collapse_whitespace(out);
-}
 
-bool in_tight_list(cmark_node* paragraph) {
-  cmark_node* item = cmark_node_parent(paragraph);
-  if (item == nullptr || cmark_node_get_type(item) != CMARK_NODE_ITEM) return false;
-  cmark_node* list = cmark_node_parent(item);
-  return list != nullptr && cmark_node_get_list_tight(list) != 0;
-}
-
-bool inside_list(cmark_node* node) {
-  for (cmark_node* p = cmark_node_parent(node); p != nullptr; p = cmark_node_parent(p)) {
-    if (cmark_node_get_type(p) == CMARK_NODE_ITEM) return true;
+  void text(MD_TEXTTYPE type, std::string_view text) {
+    std::string decoded;
+    switch (type) {
+      case MD_TEXT_NORMAL:
+      case MD_TEXT_CODE:
+      case MD_TEXT_LATEXMATH: break;
+      case MD_TEXT_ENTITY:
+        append_entity(decoded, text);
+        text = decoded;
+        break;
+      case MD_TEXT_NULLCHAR: text = "\xEF\xBF\xBD"; break;
+      case MD_TEXT_SOFTBR:
+        out_.request_space();
+        if (in_heading_) heading_text_ += ' ';
+        return;
+      case MD_TEXT_BR:
+        out_.add_line_break();
+        if (in_heading_) heading_text_ += ' ';
+        return;
+      case MD_TEXT_HTML:
+        if (collecting_html_) {
+          html_block_.append(text);
+        } else if (lowercase(text.substr(0, 3)) == "<br") {
+          // Tags around text carry no words; only a line break changes how the text reads.
+          out_.request_break(1);
+        }
+        return;
+    }
+    out_.add_verbatim(text);
+    if (in_heading_) heading_text_.append(text);
   }
-  return false;
-}
+
+  const std::string& source_;
+  TextBuilder out_;
+  std::string heading_;
+  std::string heading_text_;
+  bool in_heading_ = false;
+  int item_depth_ = 0;
+  // Raw HTML of the block being read (not a tag inside a paragraph), rendered when it ends.
+  std::string html_block_;
+  bool collecting_html_ = false;
+  std::exception_ptr failure_;
+};
 
 std::string markdown_text(std::string_view content, std::string* title, MetadataMap* metadata,
                           const std::string& source) {
   require_utf8(content, source);
   MetadataMap front;
   const std::string_view markdown = split_front_matter(strip_bom(content), front);
-
-  const CmarkNodePtr root(cmark_parse_document(markdown.data(), markdown.size(), CMARK_OPT_DEFAULT));
-  if (!root) throw Error(ErrorCode::kRuntime, source + ": cmark failed to parse the document");
-  TextBuilder out;
-  std::string heading;
-  const CmarkIterPtr iter(cmark_iter_new(root.get()));
-  for (cmark_event_type ev = cmark_iter_next(iter.get()); ev != CMARK_EVENT_DONE; ev = cmark_iter_next(iter.get())) {
-    cmark_node* node = cmark_iter_get_node(iter.get());
-    const bool entering = ev == CMARK_EVENT_ENTER;
-    switch (cmark_node_get_type(node)) {
-      case CMARK_NODE_TEXT:
-      case CMARK_NODE_CODE: out.add_verbatim(node_literal(node)); break;
-      case CMARK_NODE_SOFTBREAK: out.request_space(); break;
-      case CMARK_NODE_LINEBREAK: out.add_line_break(); break;
-      case CMARK_NODE_HTML_INLINE:
-        // Tags around text carry no words; only a line break changes how the text reads.
-        if (lowercase(node_literal(node).substr(0, 3)) == "<br") out.request_break(1);
-        break;
-      case CMARK_NODE_HTML_BLOCK:
-        out.request_break(2);
-        out.add_verbatim(html_text(node_literal(node), nullptr, source, true));
-        out.request_break(2);
-        break;
-      case CMARK_NODE_CODE_BLOCK:
-        out.request_break(2);
-        out.add_verbatim(node_literal(node));
-        out.request_break(2);
-        break;
-      case CMARK_NODE_HEADING:
-        if (entering && heading.empty() && cmark_node_get_heading_level(node) == 1) {
-          heading = cmark_inline_text(node);
-        }
-        out.request_break(2);
-        break;
-      case CMARK_NODE_PARAGRAPH: out.request_break(in_tight_list(node) ? 1 : 2); break;
-      case CMARK_NODE_ITEM: out.request_break(1); break;
-      case CMARK_NODE_LIST: out.request_break(inside_list(node) ? 1 : 2); break;
-      case CMARK_NODE_BLOCK_QUOTE:
-      case CMARK_NODE_THEMATIC_BREAK: out.request_break(2); break;
-      default: break;
-    }
-  }
+  MarkdownRenderer renderer(source);
+  std::string text = renderer.render(markdown);
   if (title != nullptr) {
     const auto it = front.find("title");
-    *title = it != front.end() && !it->second.empty() ? it->second : heading;
+    *title = it != front.end() && !it->second.empty() ? it->second : renderer.heading();
   }
   front.erase("title");
   if (metadata != nullptr) *metadata = std::move(front);
-  return out.finish();
+  return text;
 }
 
 // --- JSONL ------------------------------------------------------------------
@@ -676,8 +796,11 @@ std::vector<ExtractedDocument> jsonl_documents(std::string_view content, const s
 
     json record;
     try {
-      record = json::parse(line.text);
-    } catch (const json::parse_error& e) {
+      // Nested no deeper than tokenizer.json may be: a record's metadata is
+      // written out again (dump), which recurses.
+      record = json::parse(line.text, json_depth_limit(where));
+    } catch (const json::exception& e) {
+      // A syntax error, or a number beyond a double's range (1e309).
       jsonl_error(source, line_number, parser_message(e));
     }
     if (!record.is_object()) jsonl_error(source, line_number, "not a JSON object");
@@ -693,6 +816,7 @@ std::vector<ExtractedDocument> jsonl_documents(std::string_view content, const s
       jsonl_error(source, line_number, "\"id\" must be a string or integer");
     }
     if (doc.key.empty()) jsonl_error(source, line_number, "\"id\" is empty");
+    if (doc.key.find('\0') != std::string::npos) jsonl_error(source, line_number, "\"id\" holds a NUL (\\u0000)");
 
     const auto text = record.find("text");
     if (text == record.end()) jsonl_error(source, line_number, "missing \"text\"");
@@ -720,6 +844,7 @@ std::vector<ExtractedDocument> jsonl_documents(std::string_view content, const s
     // Escapes such as \u0000 decode to valid UTF-8, so this only guards against a parser that lets through a
     // lone surrogate.
     require_utf8(doc.text, where + " \"text\"");
+    replace_nul(doc, where);
     documents.push_back(std::move(doc));
   }
   return documents;
@@ -768,6 +893,7 @@ std::vector<ExtractedDocument> extract_documents(std::string_view content, Sourc
   // has converted it.
   require_utf8(doc.text, source_key + " (extracted text)");
   require_utf8(doc.title, source_key + " (extracted title)");
+  replace_nul(doc, source_key);
   std::vector<ExtractedDocument> documents;
   documents.push_back(std::move(doc));
   return documents;

@@ -25,7 +25,8 @@ struct ExtractedDocument {
 // `source_key` names the file in errors and is the key of a non-JSONL document.
 // Errors: sieve::Error with ErrorCode::kParse for malformed JSONL ("<source_key> line N: ...") and
 // ErrorCode::kInvalidInput for text that is not valid UTF-8 ("<source_key>: invalid UTF-8 at byte N", with the
-// line for JSONL). A UTF-8 byte order mark at the start is dropped for every format.
+// line for JSONL). A UTF-8 byte order mark at the start is dropped for every format, and U+0000 in text, title
+// and metadata values becomes U+FFFD (an "id" or metadata name holding one is an error).
 //
 // Markdown front matter (a leading `---` block of `key: value` lines) becomes metadata, and its `title:` wins
 // over the first heading. An HTML document is read as UTF-8 unless it declares another charset.

@@ -1,9 +1,16 @@
 #include "search/ingest.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -37,59 +44,321 @@ bool hidden(const fs::path& path) {
   return name.size() > 1 && name[0] == '.' && name != "..";
 }
 
-std::vector<SourceFile> collect(const std::vector<fs::path>& paths, IngestReport& report) {
-  std::vector<SourceFile> files;
-  const auto consider = [&](const fs::path& path, bool named) {
+// Whether `path` is `root` or lies below it (both absolute and canonical).
+bool within(const fs::path& path, const fs::path& root) {
+  auto p = path.begin();
+  for (auto r = root.begin(); r != root.end(); ++r, ++p) {
+    if (r->empty()) continue;  // a trailing separator
+    if (p == path.end() || *p != *r) return false;
+  }
+  return true;
+}
+
+// The kernel's own file systems: their files describe the machine or the
+// process (its environment, its memory), are endless or block, and are
+// never documents.
+bool system_path(const fs::path& canonical) {
+  return within(canonical, "/dev") || within(canonical, "/proc") || within(canonical, "/sys");
+}
+
+bool system_file_system(const struct statfs& info) {
+  switch (static_cast<unsigned long>(info.f_type)) {
+    case 0x9fa0UL:      // proc
+    case 0x62656572UL:  // sysfs
+    case 0x64626720UL:  // debugfs
+    case 0x74726163UL:  // tracefs
+    case 0x73636673UL:  // securityfs
+    case 0x62656570UL:  // configfs
+    case 0xde5e81e4UL:  // efivarfs
+    case 0x27e0ebUL:    // cgroup
+    case 0x63677270UL:  // cgroup2
+    case 0x1cd1UL:      // devpts
+    case 0xcafe4a11UL:  // bpf
+    case 0x6165676cUL:  // pstore
+      return true;
+    default: return false;
+  }
+}
+
+const char* file_kind(mode_t mode) {
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISDIR(mode)) return "a folder";
+  return "not a regular file";
+}
+
+std::string mib(std::uint64_t bytes) {
+  const double value = static_cast<double>(bytes) / static_cast<double>(1 << 20);
+  char text[32];
+  std::snprintf(text, sizeof text, value < 10 ? "%.2f MiB" : "%.0f MiB", value);
+  return text;
+}
+
+std::string too_large(std::uint64_t bytes, std::uint64_t limit) {
+  return std::to_string(bytes) + " bytes (" + mib(bytes) + "), more than the limit of " + std::to_string(limit) +
+         " bytes (" + mib(limit) + ") per file (--max-file-bytes)";
+}
+
+// Finds the files to read: the paths given, and the supported files below
+// the folders given. What is left out is counted, and reported where the
+// user could not otherwise tell (a link not followed, a special file with a
+// document's name); what must not be read and was asked for is an error.
+class Collector {
+ public:
+  Collector(const IngestOptions& options, IngestReport& report) : options_(options), report_(report) {}
+
+  std::vector<SourceFile> collect(const std::vector<fs::path>& paths) {
+    for (const auto& path : paths) {
+      std::error_code error;
+      const auto status = fs::status(path, error);
+      if (error || !fs::exists(status)) throw Error(ErrorCode::kNotFound, "no such file or folder: " + path.string());
+      roots_.push_back(fs::canonical(path, error));
+      if (error) throw Error(ErrorCode::kNotFound, "cannot resolve " + path.string() + ": " + error.message());
+    }
+    for (const auto& path : paths) {
+      std::error_code error;
+      if (fs::is_directory(fs::status(path, error))) {
+        walk(path);
+      } else {
+        consider(path, true);
+      }
+    }
+    std::sort(files_.begin(), files_.end(), [](const auto& a, const auto& b) { return a.key < b.key; });
+    files_.erase(std::unique(files_.begin(), files_.end(), [](const auto& a, const auto& b) { return a.key == b.key; }),
+                 files_.end());
+    return std::move(files_);
+  }
+
+ private:
+  void skip(const fs::path& path, const std::string& why) {
+    ++report_.files_skipped;
+    report_.skipped.push_back(path.string() + ": " + why);
+  }
+  void refuse(const fs::path& path, const std::string& why) {
+    ++report_.files_skipped;
+    report_.errors.push_back(path.string() + ": " + why);
+  }
+
+  // A folder given, and the folders below it, depth first without recursion.
+  void walk(const fs::path& root) {
+    std::vector<fs::path> pending{root};
+    while (!pending.empty()) {
+      const fs::path folder = std::move(pending.back());
+      pending.pop_back();
+      if (!enter_folder(folder, folder == root)) continue;
+      std::error_code error;
+      fs::directory_iterator it(folder, fs::directory_options::skip_permission_denied, error);
+      if (error) {
+        if (folder == root) {
+          throw Error(ErrorCode::kRuntime, "cannot read folder " + folder.string() + ": " + error.message());
+        }
+        skip(folder, "cannot read the folder: " + error.message());
+        continue;
+      }
+      std::vector<fs::path> folders;
+      for (; it != fs::directory_iterator(); it.increment(error)) {
+        if (error) break;
+        const fs::path& path = it->path();
+        if (hidden(path)) continue;
+        std::error_code entry_error;
+        const auto own = it->symlink_status(entry_error);
+        if (entry_error) continue;
+        if (fs::is_symlink(own)) {
+          if (follow_link(path)) {
+            if (fs::is_directory(fs::status(path, entry_error))) {
+              folders.push_back(path);
+            } else {
+              consider(path, false);
+            }
+          }
+        } else if (fs::is_directory(own)) {
+          folders.push_back(path);
+        } else {
+          consider(path, false);
+        }
+      }
+      if (error) skip(folder, "stopped reading the folder: " + error.message());
+      // Reversed onto the stack, so that folders are read in the order listed.
+      pending.insert(pending.end(), folders.rbegin(), folders.rend());
+    }
+  }
+
+  // Whether to read a folder: not one of the kernel's (a folder given that
+  // is, is an error), not one already read (a link back up would loop).
+  bool enter_folder(const fs::path& folder, bool given) {
+    std::error_code error;
+    const fs::path canonical = fs::canonical(folder, error);
+    struct statfs fs_info {};
+    if (!error &&
+        (system_path(canonical) || (::statfs(canonical.c_str(), &fs_info) == 0 && system_file_system(fs_info)))) {
+      const std::string why = "a folder of the system's " +
+                              std::string(system_path(canonical) ? "/dev, /proc or /sys" : "kernel file systems") +
+                              " (" + canonical.string() + "), never read";
+      if (given) {
+        refuse(folder, why);
+      } else {
+        skip(folder, why);
+      }
+      return false;
+    }
+    struct stat info {};
+    if (::stat(folder.c_str(), &info) != 0) return true;  // the listing reports it
+    return folders_seen_.insert({info.st_dev, info.st_ino}).second;
+  }
+
+  // A link met in a folder: followed when its target lies within a path
+  // given, or with follow_links; else reported and skipped.
+  bool follow_link(const fs::path& path) {
+    std::error_code error;
+    const fs::path target = fs::canonical(path, error);
+    const bool wanted = format_for_path(path).has_value();
+    if (error) {
+      if (wanted) {
+        skip(path, "a symbolic link to " + link_text(path) + ", which does not exist");
+      } else {
+        ++report_.files_skipped;
+      }
+      return false;
+    }
+    if (options_.follow_links) return true;
+    if (std::any_of(roots_.begin(), roots_.end(), [&](const fs::path& root) { return within(target, root); })) {
+      return true;
+    }
+    if (wanted || fs::is_directory(fs::status(target, error))) {
+      skip(path, "a symbolic link to " + target.string() +
+                     ", outside the files and folders given: not followed (--follow-links follows it)");
+    } else {
+      ++report_.files_skipped;
+    }
+    return false;
+  }
+
+  static std::string link_text(const fs::path& path) {
+    std::error_code error;
+    const auto target = fs::read_symlink(path, error);
+    return error ? std::string("?") : target.string();
+  }
+
+  // A file named, or found in a folder (or through a link followed).
+  void consider(const fs::path& path, bool named) {
     const auto format = format_for_path(path);
     if (!format) {
-      ++report.files_skipped;
-      if (named) report.skipped.push_back(path.string() + ": not .txt, .md, .html or .jsonl");
+      ++report_.files_skipped;
+      if (named) report_.skipped.push_back(path.string() + ": not .txt, .md, .html or .jsonl");
       return;
     }
     std::error_code error;
-    const auto bytes = fs::file_size(path, error);
-    files.push_back({path, source_key(path), *format, error ? 0 : bytes});
-  };
-  for (const auto& path : paths) {
-    std::error_code error;
-    const auto status = fs::status(path, error);
-    if (error || !fs::exists(status)) throw Error(ErrorCode::kNotFound, "no such file or folder: " + path.string());
-    if (fs::is_directory(status)) {
-      fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, error);
-      if (error) throw Error(ErrorCode::kRuntime, "cannot read folder " + path.string() + ": " + error.message());
-      for (; it != fs::recursive_directory_iterator(); it.increment(error)) {
-        if (error) break;
-        if (hidden(it->path())) {
-          if (it->is_directory()) it.disable_recursion_pending();
-          continue;
-        }
-        if (it->is_regular_file()) consider(it->path(), false);
-      }
-    } else {
-      consider(path, true);
+    const fs::path canonical = fs::canonical(path, error);
+    if (error) {
+      refuse(path, "cannot resolve: " + error.message());
+      return;
     }
+    // Refused before it is opened: opening a device can have effects.
+    if (system_path(canonical)) {
+      refuse(path,
+             "a file of the system's /dev, /proc or /sys (" + canonical.string() + "): never read, even when named");
+      return;
+    }
+    struct stat info {};
+    if (::stat(canonical.c_str(), &info) != 0) {
+      refuse(path, std::string("cannot read: ") + std::strerror(errno));
+      return;
+    }
+    if (!S_ISREG(info.st_mode)) {
+      const std::string why = std::string(file_kind(info.st_mode)) + ", not a regular file: never read";
+      if (named || fs::is_symlink(fs::symlink_status(path, error))) {
+        refuse(path, why);
+      } else {
+        skip(path, why);
+      }
+      return;
+    }
+    const auto bytes = static_cast<std::uint64_t>(info.st_size);
+    if (bytes > options_.max_file_bytes) {
+      refuse(path, too_large(bytes, options_.max_file_bytes));
+      return;
+    }
+    files_.push_back({path, source_key(path), *format, bytes});
   }
-  std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) { return a.key < b.key; });
-  files.erase(std::unique(files.begin(), files.end(), [](const auto& a, const auto& b) { return a.key == b.key; }),
-              files.end());
-  return files;
-}
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorCode::kNotFound, "cannot read " + path.string());
-  std::ostringstream content;
-  content << in.rdbuf();
-  if (in.bad()) throw Error(ErrorCode::kRuntime, "error reading " + path.string());
-  return std::move(content).str();
+  const IngestOptions& options_;
+  IngestReport& report_;
+  std::vector<fs::path> roots_;
+  std::vector<SourceFile> files_;
+  std::set<std::pair<dev_t, ino_t>> folders_seen_;
+};
+
+struct FileDescriptor {
+  int fd = -1;
+  FileDescriptor() = default;
+  explicit FileDescriptor(int descriptor) : fd(descriptor) {}
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  ~FileDescriptor() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+// The file's bytes, at most `limit` of them. Opened without blocking (a
+// FIFO put in the file's place since it was listed cannot hang the run) and
+// checked again once open: a regular file, on no kernel file system, of at
+// most `limit` bytes however much it grows while being read.
+std::string read_file(const fs::path& path, std::uint64_t limit) {
+  const FileDescriptor file(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  if (file.fd < 0) throw Error(ErrorCode::kNotFound, std::string("cannot open: ") + std::strerror(errno));
+  struct stat info {};
+  if (::fstat(file.fd, &info) != 0) {
+    throw Error(ErrorCode::kInvalidInput, std::string("cannot read: ") + std::strerror(errno));
+  }
+  if (!S_ISREG(info.st_mode)) {
+    throw Error(ErrorCode::kUnsupported, std::string(file_kind(info.st_mode)) + ", not a regular file: never read");
+  }
+  struct statfs fs_info {};
+  if (::fstatfs(file.fd, &fs_info) == 0 && system_file_system(fs_info)) {
+    throw Error(ErrorCode::kUnsupported, "a file of the kernel's file systems: never read, even when named");
+  }
+  const auto size = static_cast<std::uint64_t>(info.st_size);
+  if (size > limit) throw Error(ErrorCode::kInvalidInput, too_large(size, limit));
+  std::string content(static_cast<std::size_t>(size), '\0');
+  std::size_t filled = 0;
+  const auto read_some = [&](char* into, std::size_t room) {
+    while (true) {
+      const ssize_t got = ::read(file.fd, into, room);
+      if (got >= 0) return static_cast<std::size_t>(got);
+      // One file's I/O error is that file's failure, not the run's.
+      if (errno != EINTR) throw Error(ErrorCode::kInvalidInput, std::string("error reading: ") + std::strerror(errno));
+    }
+  };
+  while (filled < content.size()) {
+    const std::size_t got = read_some(content.data() + filled, content.size() - filled);
+    if (got == 0) break;  // shorter than it was: what is there is the file
+    filled += got;
+  }
+  content.resize(filled);
+  // Longer than fstat said (it grows, or its file system does not tell): read on, up to the limit.
+  std::array<char, 1 << 16> buffer{};
+  for (std::size_t got; (got = read_some(buffer.data(), buffer.size())) > 0;) {
+    if (content.size() + got > limit) {
+      throw Error(ErrorCode::kInvalidInput, too_large(content.size() + got, limit) + " (it grew while read)");
+    }
+    content.append(buffer.data(), got);
+  }
+  return content;
 }
 
 // Everything read but not yet stored: documents, and the files all of whose
 // documents are among them (or stored already).
 class PendingWork {
  public:
-  PendingWork(IndexStorage& storage, const Embedder& embedder, const Embedder* sparse, IngestReport& report)
-      : storage_(storage), embedder_(embedder), sparse_(sparse), report_(report) {}
+  PendingWork(IndexStorage& storage, const Embedder& embedder, const Embedder* sparse, std::size_t slice,
+              IngestReport& report)
+      : storage_(storage),
+        embedder_(embedder),
+        sparse_(sparse),
+        slice_(std::max<std::size_t>(slice, 1)),
+        report_(report) {}
 
   void add_document(NewDocument document) {
     chunks_ += document.chunks.size();
@@ -132,35 +401,38 @@ class PendingWork {
     std::set<std::string> keys;
   };
 
+  // In groups of at most slice_ chunks: the embedder tokenizes its whole
+  // input before the first batch, so one call for a very large document's
+  // chunks would hold every chunk's tokens at once.
   void embed() {
+    std::vector<NewChunk*> chunks;
+    chunks.reserve(chunks_);
+    for (auto& document : documents_) {
+      for (auto& chunk : document.chunks) chunks.push_back(&chunk);
+    }
     std::vector<std::string_view> texts;
-    texts.reserve(chunks_);
-    for (const auto& document : documents_) {
-      for (const auto& chunk : document.chunks) texts.push_back(chunk.text);
-    }
-    if (texts.empty()) return;
-    const Embeddings vectors = embedder_.embed(texts);
-    std::size_t row = 0;
-    for (auto& document : documents_) {
-      for (auto& chunk : document.chunks) {
-        const auto values = vectors.row(row++);
-        chunk.vector.assign(values.begin(), values.end());
-        normalize(chunk.vector);
+    for (std::size_t first = 0; first < chunks.size(); first += slice_) {
+      const std::size_t last = std::min(chunks.size(), first + slice_);
+      texts.clear();
+      for (std::size_t i = first; i < last; ++i) texts.push_back(chunks[i]->text);
+      const Embeddings vectors = embedder_.embed(texts);
+      for (std::size_t i = first; i < last; ++i) {
+        const auto values = vectors.row(i - first);
+        chunks[i]->vector.assign(values.begin(), values.end());
+        normalize(chunks[i]->vector);
       }
-    }
-    if (sparse_ == nullptr) return;
-    // The sparse model reads the chunks the dense model's tokenizer cut;
-    // one longer than its own limit is truncated, as sentence-transformers does.
-    auto sparse = sparse_->embed_sparse(texts);
-    row = 0;
-    for (auto& document : documents_) {
-      for (auto& chunk : document.chunks) chunk.sparse = std::move(sparse[row++]);
+      if (sparse_ == nullptr) continue;
+      // The sparse model reads the chunks the dense model's tokenizer cut;
+      // one longer than its own limit is truncated, as sentence-transformers does.
+      auto sparse = sparse_->embed_sparse(texts);
+      for (std::size_t i = first; i < last; ++i) chunks[i]->sparse = std::move(sparse[i - first]);
     }
   }
 
   IndexStorage& storage_;
   const Embedder& embedder_;
   const Embedder* sparse_;
+  std::size_t slice_;
   IngestReport& report_;
   std::vector<NewDocument> documents_;
   std::vector<FinishedSource> sources_;
@@ -180,7 +452,7 @@ IngestReport ingest(IndexStorage& storage, const std::vector<fs::path>& paths, c
                     const IngestOptions& options, const Embedder* sparse) {
   const auto started = std::chrono::steady_clock::now();
   IngestReport report;
-  const auto files = collect(paths, report);
+  const auto files = Collector(options, report).collect(paths);
   const auto& config = storage.config();
   // The chunker sees whole documents: no truncation, no padding.
   Tokenizer tokenizer = Tokenizer::from_file(embedder.info().folder / "tokenizer.json");
@@ -196,7 +468,7 @@ IngestReport ingest(IndexStorage& storage, const std::vector<fs::path>& paths, c
   IngestProgress progress;
   progress.files_total = files.size();
   for (const auto& file : files) progress.bytes_total += file.bytes;
-  PendingWork pending(storage, embedder, sparse, report);
+  PendingWork pending(storage, embedder, sparse, options.commit_chunks, report);
   const auto tell = [&] {
     progress.documents_indexed = report.documents_added;
     progress.chunks_indexed = report.chunks_added;
@@ -209,12 +481,15 @@ IngestReport ingest(IndexStorage& storage, const std::vector<fs::path>& paths, c
     std::string content;
     std::vector<ExtractedDocument> documents;
     try {
-      content = read_file(file.path);
+      content = read_file(file.path, options.max_file_bytes);
       const std::string hash = sha256_hex(content);
       if (storage.source_hash(file.key) == hash) {
         ++report.files_unchanged;
       } else {
         documents = extract_documents(content, file.format, file.key);
+        // The documents' text is all that is needed from here on: the file's bytes go.
+        const std::size_t content_bytes = content.size();
+        std::string().swap(content);
         std::set<std::string> keys;
         for (auto& extracted : documents) {
           keys.insert(extracted.key);
@@ -234,13 +509,14 @@ IngestReport ingest(IndexStorage& storage, const std::vector<fs::path>& paths, c
             document.chunks.push_back(
                 {span.begin, span.end, extracted.text.substr(span.begin, span.end - span.begin), {}, {}});
           }
+          std::string().swap(extracted.text);  // its chunks hold it now
           pending.add_document(std::move(document));
           if (pending.chunks() >= options.commit_chunks) {
             pending.flush();
             tell();
           }
         }
-        pending.finish_source(file.key, hash, content.size(), std::move(keys));
+        pending.finish_source(file.key, hash, content_bytes, std::move(keys));
       }
     } catch (const Error& e) {
       if (e.code() == ErrorCode::kRuntime || e.code() == ErrorCode::kOverloaded) throw;

@@ -30,6 +30,8 @@ constexpr std::size_t kMaxHnswDimension = 2000;
 constexpr std::size_t kMaxPosition = 16383;
 constexpr std::size_t kMaxPositions = 256;
 constexpr std::size_t kMaxLexemeBytes = 2046;
+// ... and their lexemes together under 1 MiB.
+constexpr std::size_t kMaxTsvectorLexemeBytes = (std::size_t{1} << 20) - 1;
 
 std::string number(double value) {
   std::array<char, 32> text{};
@@ -76,33 +78,6 @@ void quote_lexeme(std::string& out, std::string_view word) {
     out += c;
   }
   out += '\'';
-}
-
-// The chunk's words as BM25 over FTS5 sees them (search/text_match.hpp),
-// written as a tsvector literal, so that both stores match and count the
-// same words; `count`: how many words the chunk has.
-std::string tsvector_text(std::string_view text, std::size_t* count) {
-  std::map<std::string, std::vector<std::size_t>> positions;
-  std::size_t position = 0;
-  const auto words = split_words(text);
-  *count = words.size();
-  for (auto word : words) {
-    position = std::min(position + 1, kMaxPosition);
-    if (word.key.size() > kMaxLexemeBytes) continue;
-    auto& list = positions[std::move(word.key)];
-    if (list.size() < kMaxPositions) list.push_back(position);
-  }
-  std::string out;
-  for (const auto& [word, list] : positions) {
-    if (!out.empty()) out += ' ';
-    quote_lexeme(out, word);
-    out += ':';
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      if (i) out += ',';
-      out += std::to_string(list[i]);
-    }
-  }
-  return out;
 }
 
 // The query's distinct words.
@@ -155,7 +130,7 @@ class PostgresStorage;
 class PostgresWriterLock final : public WriterLock {
  public:
   PostgresWriterLock(const pg::Location& location, const std::string& schema_name) {
-    connection_ = std::make_unique<Connection>(location.conninfo, location.shown);
+    connection_ = std::make_unique<Connection>(location);
     const auto taken = connection_->exec("SELECT pg_try_advisory_lock(hashtext($1))", {schema_name});
     if (taken.text(0, 0) != "t") {
       throw Error(ErrorCode::kOverloaded,
@@ -350,9 +325,7 @@ class PostgresStorage final : public IndexStorage {
   }
 
  private:
-  [[nodiscard]] std::unique_ptr<Connection> connect() const {
-    return std::make_unique<Connection>(location_.conninfo, location_.shown);
-  }
+  [[nodiscard]] std::unique_ptr<Connection> connect() const { return std::make_unique<Connection>(location_); }
 
   std::optional<std::string> meta_of(Connection& db, std::string_view key) const {
     const auto found = db.exec("SELECT value FROM " + table("meta") + " WHERE key = $1", {std::string(key)});
@@ -462,7 +435,7 @@ void PostgresWriter::add_document(const NewDocument& document) {
   for (std::size_t i = 0; i < document.chunks.size(); ++i) {
     const auto& chunk = document.chunks[i];
     std::size_t words = 0;
-    std::string tsvector = tsvector_text(chunk.text, &words);
+    std::string tsvector = pg::tsvector_text(chunk.text, &words);
     total_words += static_cast<std::int64_t>(words);
     std::vector<Param> params{id,         std::to_string(i),   std::to_string(chunk.begin), std::to_string(chunk.end),
                               chunk.text, std::move(tsvector), std::to_string(words),       vector_text(chunk.vector)};
@@ -761,6 +734,43 @@ CheckReport PostgresStorage::check() const {
 }
 
 }  // namespace
+
+namespace pg {
+
+std::string tsvector_text(std::string_view text, std::size_t* count) {
+  std::map<std::string, std::vector<std::size_t>> positions;
+  std::size_t position = 0;
+  std::size_t lexeme_bytes = 0;
+  const auto words = split_words(text);
+  *count = words.size();
+  for (auto word : words) {
+    position = std::min(position + 1, kMaxPosition);
+    // split_words keeps no empty word; an empty lexeme ('') would make the whole literal invalid.
+    if (word.key.empty() || word.key.size() > kMaxLexemeBytes) continue;
+    auto found = positions.find(word.key);
+    if (found == positions.end()) {
+      // Beyond tsvector's size limit a chunk's further distinct words go unindexed rather than the chunk.
+      if (lexeme_bytes + word.key.size() > kMaxTsvectorLexemeBytes) continue;
+      lexeme_bytes += word.key.size();
+      found = positions.emplace(std::move(word.key), std::vector<std::size_t>()).first;
+    }
+    auto& list = found->second;
+    if (list.size() < kMaxPositions && (list.empty() || list.back() != position)) list.push_back(position);
+  }
+  std::string out;
+  for (const auto& [word, list] : positions) {
+    if (!out.empty()) out += ' ';
+    quote_lexeme(out, word);
+    out += ':';
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      if (i) out += ',';
+      out += std::to_string(list[i]);
+    }
+  }
+  return out;
+}
+
+}  // namespace pg
 
 bool is_postgres_location(std::string_view location) {
   return location.starts_with("postgresql://") || location.starts_with("postgres://");

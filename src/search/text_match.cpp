@@ -46,7 +46,10 @@ std::vector<Word> split_words(std::string_view text) {
   std::size_t start = std::string_view::npos;
   const auto close = [&](std::size_t end) {
     if (start != std::string_view::npos) {
-      words.push_back({start, end, fold(text.substr(start, end - start))});
+      // A run of combining marks alone (a variation selector after an emoji, a lone accent) folds to nothing:
+      // FTS5 counts no token there, and neither may a PostgreSQL store (an empty lexeme is no tsvector).
+      std::string key = fold(text.substr(start, end - start));
+      if (!key.empty()) words.push_back({start, end, std::move(key)});
       start = std::string_view::npos;
     }
   };

@@ -14,7 +14,8 @@ struct Word {
   std::string key;  // case-folded, accents removed: what FTS5's unicode61 tokenizer compares
 };
 
-// Words as FTS5's unicode61 tokenizer sees them: runs of letters and digits.
+// Words as FTS5's unicode61 tokenizer sees them: runs of letters and digits
+// (with their combining marks); a run that folds to nothing is no word.
 std::vector<Word> split_words(std::string_view text);
 
 // An FTS5 MATCH expression for free text: each distinct word quoted (so no

@@ -12,8 +12,8 @@ void append_connection_metrics(std::string& out, const HttpCounters& c) {
   };
   add("sieve_http_connections", "gauge", "HTTP connections open now.", c.open);
   add("sieve_http_connections_accepted_total", "counter", "HTTP connections accepted.", c.accepted);
-  add("sieve_http_connections_shed_total", "counter",
-      "Idle or slow HTTP connections closed to make room for new ones.", c.shed);
+  add("sieve_http_connections_shed_total", "counter", "Idle or slow HTTP connections closed to make room for new ones.",
+      c.shed);
   add("sieve_http_connections_refused_total", "counter",
       "HTTP connections refused at the connection caps with none to shed.", c.refused);
   add("sieve_http_connections_timed_out_total", "counter",

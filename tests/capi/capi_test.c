@@ -698,6 +698,14 @@ static void test_load_errors(const config* cfg) {
   options.intra_op_threads = -1;
   EXPECT_CODE(sieve_model_load(tiny, &options, &model), SIEVE_INVALID_ARGUMENT);
 
+  /* More threads than 4 per hardware thread of any machine. */
+  sieve_model_options_init(&options, sizeof options);
+  options.intra_op_threads = 1000000;
+  EXPECT_CODE(sieve_model_load(tiny, &options, &model), SIEVE_INVALID_ARGUMENT);
+  sieve_model_options_init(&options, sizeof options);
+  options.inter_op_threads = 1000000;
+  EXPECT_CODE(sieve_model_load(tiny, &options, &model), SIEVE_INVALID_ARGUMENT);
+
   sieve_model_options_init(&options, sizeof options);
   options.prompt_name = "no-such-prompt"; /* the folder defines no prompts */
   EXPECT_CODE(sieve_model_load(tiny, &options, &model), SIEVE_INVALID_ARGUMENT);

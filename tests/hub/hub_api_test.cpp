@@ -75,6 +75,16 @@ TEST(HubApi, RepoPaths) {
   for (const char* bad : {"", "/etc/passwd", "../x", "a/../../x", "a//b", "./a", "a/", "a\\b"}) {
     EXPECT_THROW(validate_repo_path(bad), Error) << bad;
   }
+  // Names that would rewrite the terminal showing them, or are not UTF-8.
+  EXPECT_NO_THROW(validate_repo_path("onnx/mod\xC3\xA8le.onnx"));
+  for (const char* bad : {"model.onnx_data\x1b[31m", "a\rb", "a\bb", "a\x7f", "a\xC2\x9b", "a\xff"}) {
+    try {
+      validate_repo_path(bad);
+      ADD_FAILURE() << bad;
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()).find_first_of("\x1b\r\b\x7f\xff"), std::string::npos) << e.what();
+    }
+  }
 }
 
 // Expected values from Python's urllib.parse.quote, which huggingface_hub uses.

@@ -9,7 +9,11 @@ port, to check that credentials never follow the redirect. Repositories hold
 commits of files given as bytes; a repository may be gated (a token is
 needed). Faults are injected per file: a connection cut after N bytes on the
 first request, corrupted bytes, a stall after the headers, a hold in the
-middle until the test releases it, a 404. Every request is logged."""
+middle until the test releases it, a 404. A hostile hub is one fault away:
+a listing that lies about a file (or leaves out its size or checksums), a
+stream longer than the file (with or without a Content-Length), an error
+message in the JSON body only. Every request is logged, and the bytes each
+file's bodies took are counted."""
 from __future__ import annotations
 
 import hashlib
@@ -48,6 +52,11 @@ class Faults:
     hold: dict[str, threading.Event] = field(default_factory=dict)  # path -> half, then wait for the event
     missing: set[str] = field(default_factory=set)            # path -> 404 on /resolve/
     halfway: dict[str, threading.Event] = field(default_factory=dict)  # set when a held file is half sent
+    listing: dict[str, dict] = field(default_factory=dict)    # path -> fields of its metadata entry replaced (None: left out)
+    oversize: dict[str, int] = field(default_factory=dict)    # path -> this many bytes more, after the file
+    no_length: set[str] = field(default_factory=set)          # path -> sent without Content-Length, then closed
+    error_body: dict[str, str] = field(default_factory=dict)  # path -> 404 on /resolve/, the message in the body only
+    header_flood: dict[str, int] = field(default_factory=dict)  # path -> this many bytes of extra headers
 
 
 @dataclass
@@ -67,6 +76,7 @@ class MockHub:
         self.faults = Faults()
         self.requests: list[Request] = []
         self.served: dict[str, int] = {}  # path -> GET count
+        self.sent: dict[str, int] = {}    # path -> body bytes written (until the client hung up)
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._counter = 0
@@ -203,6 +213,11 @@ class MockHub:
                 if is_lfs(name):
                     sibling["lfs"] = {"sha256": hashlib.sha256(content).hexdigest(), "size": len(content),
                                       "pointerSize": 134}
+                for key, value in self.faults.listing.get(name, {}).items():
+                    if value is None:
+                        sibling.pop(key, None)
+                    else:
+                        sibling[key] = value
                 siblings.append(sibling)
             doc = {"_id": "0" * 24, "id": m[1], "modelId": m[1], "sha": commit, "private": False,
                    "gated": repo.token is not None and "auto", "disabled": False, "tags": [], "siblings": siblings}
@@ -227,6 +242,9 @@ class MockHub:
             files = repo.commits[commit]
             if name not in files or name in self.faults.missing:
                 return self._error(h, 404, "EntryNotFound", f"{name} does not exist on \"{revision}\"", head)
+            if name in self.faults.error_body:
+                body = json.dumps({"error": self.faults.error_body[name]}).encode()
+                return self._reply(h, 404, body, {"Content-Type": "application/json"}, head)
             content = files[name]
             headers = {"X-Repo-Commit": commit}
             if is_lfs(name):
@@ -248,6 +266,8 @@ class MockHub:
         if name in f.corrupt:
             middle = len(content) // 2
             content = content[:middle] + bytes([content[middle] ^ 0xFF]) + content[middle + 1:]
+        if name in f.oversize:
+            content = content + b"\0" * f.oversize[name]
         size = len(content)
         start, status = 0, 200
         headers = dict(headers, **{"Accept-Ranges": "bytes", "Content-Type": "application/octet-stream"})
@@ -261,7 +281,13 @@ class MockHub:
         h.send_response(status)
         for k, v in headers.items():
             h.send_header(k, v)
-        h.send_header("Content-Length", str(len(content)))
+        for i in range(f.header_flood.get(name, 0) // 64):
+            h.send_header(f"X-Flood-{i}", "f" * 48)
+        if name in f.no_length:
+            h.send_header("Connection", "close")  # the body ends when the connection does
+            h.close_connection = True
+        else:
+            h.send_header("Content-Length", str(len(content)))
         h.end_headers()
         if head:
             return
@@ -282,7 +308,18 @@ class MockHub:
             f.halfway.setdefault(name, threading.Event()).set()
             f.hold[name].wait(120)
             content = content[half:]
-        h.wfile.write(content)
+        self._write_counted(h, name, content)
+
+    def _write_counted(self, h, name: str, content: bytes) -> None:
+        """Writes the body in pieces, counting what went out until the client hung up."""
+        piece = 64 * 1024
+        try:
+            for start in range(0, len(content), piece):
+                h.wfile.write(content[start:start + piece])
+                with self._lock:
+                    self.sent[name] = self.sent.get(name, 0) + len(content[start:start + piece])
+        except (BrokenPipeError, ConnectionResetError):
+            h.close_connection = True
 
 
 def wait_for(predicate, timeout: float = 30.0) -> bool:

@@ -149,3 +149,134 @@ def test_texts_given_as_arguments_are_taken_as_typed():
         want = reference.encode(text)
         n = sum(got["attention_mask"])
         assert got["ids"][:n] == want.ids[:n] and n == sum(want.attention_mask), text
+
+
+FIXTURES = Path(os.environ.get("SIEVE_FIXTURES_DIR", ROOT / "build" / "fixtures"))
+TINY = FIXTURES / "tiny-bert-tokens"
+needs_fixtures = pytest.mark.skipif(not (TINY / "model.onnx").exists(), reason=f"fixture models missing in {FIXTURES}")
+
+
+@needs_fixtures
+def test_thread_counts_beyond_the_machine_are_refused(tmp_path):
+    """More threads than 4 per hardware thread only costs memory: every
+    thread count is refused above that, naming the option and the limit."""
+    limit = 4 * os.cpu_count()
+    expected = f"at most {limit} threads on this machine"
+    assert_clean_error(run_sieve("embed", "--model", str(TINY), "--threads", "1000000", "x", check=False),
+                       "--threads 1000000", expected)
+    assert_clean_error(run_sieve("tokenize", "--tokenizer", str(TINY / "tokenizer.json"), "--threads", "1000000", "x",
+                                 check=False), "--threads 1000000", expected)
+    (tmp_path / "root").mkdir()
+    assert_clean_error(run_sieve("serve", "--models", str(tmp_path / "root"), "--port", "0", "--threads", "1000000",
+                                 check=False), "--threads 1000000", expected)
+    assert_clean_error(run_sieve("embed", "--model", str(TINY), "--threads", str(limit + 1), "x", check=False),
+                       f"--threads {limit + 1}", expected)
+    # The limit itself is fine.
+    assert len(json.loads(run_sieve("embed", "--model", str(TINY), "--threads", str(limit), "x").stdout)) > 0
+
+
+@needs_fixtures
+def test_control_characters_in_messages_are_escaped(tmp_path):
+    """Names from outside (a folder, a file) reach the terminal escaped, in
+    errors and in log lines alike."""
+    hostile = "\x1b[31m\r\x08"
+    folder = tmp_path / f"tiny{hostile}"
+    shutil.copytree(TINY, folder)
+    result = run_sieve("embed", "--model", str(tmp_path / f"missing{hostile}"), "x", check=False)
+    assert_clean_error(result, "missing\\x1b[31m\\r\\b")
+    assert b"\x1b" not in result.stderr and b"\r" not in result.stderr
+    import subprocess
+    result = subprocess.run([str(sieve_bin()), "--log-level", "info", "embed", "--model", str(folder), "x"],
+                            capture_output=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert b"tiny\\x1b[31m\\r\\b/model.onnx" in result.stderr, result.stderr
+    assert b"\x1b" not in result.stderr and b"\r" not in result.stderr and b"\x08" not in result.stderr
+    # ONNX Runtime's own messages quote the model's node names: through the same logger.
+    import numpy as np
+    import onnx
+    from onnx import helper, numpy_helper
+    model = onnx.load(str(folder / "model.onnx"))
+    out = model.graph.output[0].name
+    for node in model.graph.node:
+        node.output[:] = ["raw_states" if o == out else o for o in node.output]
+    model.graph.initializer.append(numpy_helper.from_array(np.array([1, 5, 32], np.int64), "wrong_shape"))
+    model.graph.node.append(helper.make_node("Reshape", ["raw_states", "wrong_shape"], [out], name=f"node{hostile}"))
+    onnx.save(model, str(folder / "model.onnx"))
+    result = run_sieve("embed", "--model", str(folder), "x", check=False)  # 3 tokens: no [1, 5, 32]
+    err = result.stderr.decode()
+    assert result.returncode == 1 and "Name:'node\\x1b[31m\\r\\b'" in err, err
+    assert "\x1b" not in err and "\r" not in err and "\x08" not in err
+    assert [l.split(": ")[1] for l in err.splitlines()] == ["warning", "error"], err  # ORT's line, then Sieve's
+
+
+def with_added_token(folder: Path, token_id: int) -> None:
+    doc = json.loads((folder / "tokenizer.json").read_text())
+    doc["added_tokens"].append({"id": token_id, "content": "[EXTRA]", "single_word": False, "lstrip": False,
+                                "rstrip": False, "normalized": False, "special": True})
+    (folder / "tokenizer.json").write_text(json.dumps(doc))
+
+
+@needs_fixtures
+def test_token_ids_beyond_the_embedding_matrix_are_refused_at_load(tmp_path):
+    """An id past the word-embedding matrix would fail at the first input
+    holding it: the load refuses it, naming both numbers and both files.
+    Fewer ids than the matrix has rows are fine."""
+    folder = tmp_path / "model"
+    shutil.copytree(TINY, folder)
+    with_added_token(folder, 30522)  # the matrix has 30522 rows: ids 0 to 30521
+    result = run_sieve("embed", "--model", str(folder), "x", check=False)
+    assert_clean_error(result, f"{folder / 'tokenizer.json'} gives token ids up to 30522",
+                       f"{folder / 'model.onnx'} embeds 30522 token ids (embeddings.word_embeddings.weight [30522, 32])")
+    # A cross-encoder is checked alike.
+    cross = tmp_path / "cross"
+    shutil.copytree(FIXTURES / "cross-encoder-tiny-3labels", cross)
+    with_added_token(cross, 40000)
+    assert_clean_error(run_sieve("rerank", "--model", str(cross), "--query", "q", input=b"a\n", check=False),
+                       "gives token ids up to 40000", "embeds 30522 token ids")
+    # A fused EmbedLayerNormalization's table counts alike (refused before ONNX Runtime sees the graph).
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+    fused = tmp_path / "fused"
+    shutil.copytree(TINY, fused)
+    tables = [numpy_helper.from_array(np.zeros(shape, np.float32), name)
+              for name, shape in (("word", [1000, 4]), ("position", [512, 4]), ("gamma", [4]), ("beta", [4]))]
+    graph = helper.make_graph(
+        [helper.make_node("EmbedLayerNormalization", ["input_ids", "", "word", "position", "", "gamma", "beta"],
+                          ["last_hidden_state"], domain="com.microsoft")], "fused",
+        [helper.make_tensor_value_info(n, TensorProto.INT64, ["batch", "sequence"])
+         for n in ("input_ids", "attention_mask")],
+        [helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT, ["batch", "sequence", 4])], tables)
+    (fused / "model.onnx").write_bytes(helper.make_model(graph).SerializeToString())
+    assert_clean_error(run_sieve("embed", "--model", str(fused), "x", check=False),
+                       "gives token ids up to 30521", "embeds 1000 token ids (word [1000, 4])")
+    # The last id of the matrix is fine, and so is a vocabulary smaller than it.
+    shutil.rmtree(folder)
+    shutil.copytree(TINY, folder)
+    with_added_token(folder, 30521)
+    run_sieve("embed", "--model", str(folder), "x")
+
+
+@needs_fixtures
+def test_token_ids_are_checked_against_config_where_the_graph_does_not_tell(tmp_path):
+    import onnx
+    from onnx import helper, numpy_helper
+    import numpy as np
+    folder = tmp_path / "model"
+    shutil.copytree(TINY, folder)
+    # The word embeddings computed (table + 0) rather than read: the graph no longer tells its vocabulary.
+    model = onnx.load(str(folder / "model.onnx"))
+    gather = next(n for n in model.graph.node if n.op_type == "Gather" and n.input[1] == "input_ids")
+    model.graph.initializer.append(numpy_helper.from_array(np.zeros([1], np.float32), "zero"))
+    model.graph.node.insert(0, helper.make_node("Add", [gather.input[0], "zero"], ["computed_table"]))
+    gather.input[0] = "computed_table"
+    onnx.save(model, str(folder / "model.onnx"))
+    run_sieve("embed", "--model", str(folder), "x")  # config.json: vocab_size 30522
+    config = json.loads((folder / "config.json").read_text())
+    config["vocab_size"] = 30000
+    (folder / "config.json").write_text(json.dumps(config))
+    assert_clean_error(run_sieve("embed", "--model", str(folder), "x", check=False),
+                       "gives token ids up to 30521",
+                       f"{folder / 'config.json'} gives the model 30000 token ids (vocab_size)")
+    del config["vocab_size"]
+    (folder / "config.json").write_text(json.dumps(config))
+    run_sieve("embed", "--model", str(folder), "x")  # nothing tells: nothing is checked

@@ -407,3 +407,93 @@ def test_huggingface_hub_downloads_from_the_mock(hub, env, tmp_path):
     snapshot = Path(result.stdout.strip().splitlines()[-1])
     for name, content in files.items():
         assert (snapshot / name).read_bytes() == content, name
+
+
+# ---- a hostile hub: sizes that lie, files it cannot vouch for, escape sequences
+
+def test_a_stream_longer_than_announced_is_cut_off(hub, env, tmp_path):
+    """The hub lists tokenizer.json at its size, the server sends 64 MB more:
+    the pull stops at the first byte too many (or at a Content-Length that
+    says so) instead of writing the whole stream, and fails that file."""
+    files = repo_files(TINY)
+    commit = hub.add_commit("org/tiny", files)
+    extra = 64 * 1024 * 1024
+    hub.faults.oversize["tokenizer.json"] = extra
+    dest = tmp_path / "models"
+    size = len(files["tokenizer.json"])
+    line = error_line(pull(env, "org/tiny", "--dest", str(dest), check=False))
+    # A Content-Length past the announced size: refused before a byte is written.
+    assert f"tokenizer.json: the hub announced {size} bytes, but the server sent {size + extra} bytes" in line
+    staging = dest / ".sieve-pull" / f"org~tiny@{commit}@fp32"
+    assert not (staging / "tokenizer.json.part").exists() and not (staging / "tokenizer.json").exists()
+    assert hub.sent.get("tokenizer.json", 0) < extra // 4
+    # Without a length the bytes are counted as they come.
+    hub.faults.no_length.add("tokenizer.json")
+    hub.sent.clear()
+    line = error_line(pull(env, "org/tiny", "--dest", str(dest), check=False))
+    assert f"tokenizer.json: the hub announced {size} bytes, but the server sent more (" in line
+    assert "stopped and deleted" in line
+    assert not (staging / "tokenizer.json.part").exists()
+    assert hub.sent.get("tokenizer.json", 0) < extra // 4
+    assert not (dest / "org" / "tiny").exists()
+    # Nor are the headers read without end.
+    hub.faults.header_flood["tokenizer.json"] = 8 * 1024 * 1024
+    line = error_line(pull(env, "org/tiny", "--dest", str(dest), check=False))
+    assert "tokenizer.json" in line and "the response's headers are larger than 256 KiB" in line
+    hub.faults.header_flood.clear()
+    # An honest stream afterwards installs the file.
+    hub.faults.oversize.clear()
+    pull(env, "org/tiny", "--dest", str(dest))
+    assert_same_files(dest / "org" / "tiny", expected_folder(files))
+
+
+def test_files_without_size_or_checksum_need_allow_unverified(hub, env, tmp_path):
+    files = repo_files(TINY)
+    hub.add_commit("org/tiny", files)
+    hub.faults.listing["tokenizer.json"] = {"size": None}
+    hub.faults.listing["onnx/model.onnx"] = {"lfs": None, "blobId": None}
+    dest = tmp_path / "models"
+    line = error_line(pull(env, "org/tiny", "--dest", str(dest), check=False))
+    assert "onnx/model.onnx (no checksum)" in line and "tokenizer.json (no size)" in line
+    assert "--allow-unverified" in line and "nothing was downloaded" in line
+    assert not any("/resolve/" in r.path for r in hub.requests)
+    # Allowed: installed, each file named in a warning that --quiet does not silence.
+    result = pull(env, "org/tiny", "--dest", str(dest), "--allow-unverified", "--quiet")
+    warnings = [l for l in result.stderr.splitlines() if l.startswith("sieve: warning: ")]
+    assert len(warnings) == 2, result.stderr
+    assert any(w.startswith("sieve: warning: onnx/model.onnx: the hub lists no checksum") and "UNVERIFIED" in w
+               for w in warnings)
+    assert any(w.startswith("sieve: warning: tokenizer.json: the hub lists no size") for w in warnings)
+    assert_same_files(dest / "org" / "tiny", expected_folder(files))
+
+
+def assert_escaped(text: str) -> None:
+    assert "\x1b" not in text and "\r" not in text and "\x08" not in text, repr(text)
+
+
+def test_control_characters_from_the_hub_are_escaped(hub, env, tmp_path):
+    hostile = "\x1b[31mred\r\x08"
+    files = repo_files(TINY)
+    files[f"onnx/model_{hostile}.onnx"] = b"x" * 1000
+    hub.add_commit("org/tiny", files)
+    dest = tmp_path / "models"
+    # Variant names in the listing and in an error.
+    result = pull(env, "org/tiny", "--list-variants", "--dest", str(dest))
+    assert_escaped(result.stdout)
+    assert "\\x1b[31mred\\r\\b" in result.stdout
+    result = pull(env, "org/tiny", "--variant", "nope", "--dest", str(dest), check=False)
+    assert_escaped(result.stderr)
+    assert "available: fp32, \\x1b[31mred\\r\\b" in error_line(result)
+    # A message in the error body only.
+    hub.faults.error_body["tokenizer.json"] = f"gone {hostile}"
+    result = pull(env, "org/tiny", "--dest", str(dest), check=False)
+    assert_escaped(result.stderr)
+    assert "(the hub says: gone \\x1b[31mred\\r\\b)" in error_line(result)
+    hub.faults.error_body.clear()
+    # A file the pull would write, named with an escape sequence: refused by name.
+    files = repo_files(TINY)
+    files[f"onnx/model.onnx_data{hostile}"] = b"d" * 100
+    hub.add_commit("org/data", files)
+    result = pull(env, "org/data", "--dest", str(dest), check=False)
+    assert_escaped(result.stderr)
+    assert 'unsafe file name "onnx/model.onnx_data\\x1b[31mred\\r\\b"' in error_line(result)

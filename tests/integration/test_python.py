@@ -192,6 +192,9 @@ def test_bad_input_raises_the_right_exception(sieve, model, tmp_path):
     (tmp_path / "junk" / "tokenizer.json").write_text("{")
     with pytest.raises(sieve.SieveError, match="junk"):
         sieve.Embedder(str(tmp_path / "junk"))
+    # More threads than 4 per hardware thread: refused before any is started.
+    with pytest.raises(sieve.InvalidArgument, match=f"threads 1000000: at most {4 * os.cpu_count()} threads"):
+        sieve.Embedder(str(MODEL), threads=1_000_000)
     with pytest.raises(TypeError, match="sentence 1 is int"):
         model.encode(["fine", 3])
     with pytest.raises(TypeError, match="bytes"):

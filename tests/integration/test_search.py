@@ -481,3 +481,22 @@ def test_real_model_cross_encoder_scores_match_sentence_transformers(docstring_i
     worst = max(abs(a - b) for a, b in zip(reference, sieve_scores))
     print(f"\nlargest |sieve - CrossEncoder| over {len(pairs)} pairs: {worst:.2e}")
     assert worst < 1e-4
+
+
+def test_search_output_escapes_control_characters(tmp_path, tiny):
+    """A document's text, title, metadata and name reach the terminal with
+    their control characters escaped: only Sieve's own highlighting is an
+    escape sequence."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    hostile = "\x1b[2J\x1b[31m\r\x08"
+    (docs / f"evil{hostile}.md").write_text(f"---\ntitle: T{hostile}\ntag: v{hostile}\n---\n"
+                                            f"glacier {hostile} valley\n")
+    index = tmp_path / "idx"
+    run_sieve("index", "add", "--index", str(index), "--model", str(tiny), "--quiet", str(docs))
+    out = run_sieve("search", "--index", str(index), "glacier", "--mode", "bm25").stdout.decode()
+    assert "\x1b" not in out and "\r" not in out and "\x08" not in out, repr(out)
+    escaped = "\\x1b[2J\\x1b[31m\\r\\b"
+    assert f"evil{escaped}.md" in out and f"T{escaped}" in out and f"v{escaped}" in out
+    # The snippet is one line: its line breaks (\r among them) become spaces.
+    assert "[glacier] \\x1b[2J\\x1b[31m \\b valley" in out, out

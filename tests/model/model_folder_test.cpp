@@ -1,8 +1,10 @@
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <fstream>
 
 #include "model/model_folder.hpp"
+#include "model/model_kind.hpp"
 #include "sieve/embedder.hpp"
 #include "sieve/error.hpp"
 #include "support/paths.hpp"
@@ -35,6 +37,38 @@ class DamagedFolder : public ::testing::Test {
   }
   fs::path dir_;
 };
+
+TEST_F(DamagedFolder, TokenIdsPastTheEmbeddingMatrixAreRefused) {
+  const OnnxSummary summary = read_onnx_summary(dir_ / "model.onnx");
+  EXPECT_EQ(summary.id_vocabulary, 30522U);
+  EXPECT_EQ(summary.id_table, "embeddings.word_embeddings.weight [30522, 32]");
+  // tokenizer.json with one more added token, past the matrix's 30522 rows.
+  std::ifstream in(dir_ / "tokenizer.json");
+  auto doc = nlohmann::json::parse(in);
+  doc["added_tokens"].push_back({{"id", 30522},
+                                 {"content", "[EXTRA]"},
+                                 {"special", true},
+                                 {"normalized", false},
+                                 {"lstrip", false},
+                                 {"rstrip", false},
+                                 {"single_word", false}});
+  write("tokenizer.json", doc.dump());
+  const std::string error = load_error();
+  EXPECT_NE(error.find((dir_ / "tokenizer.json").string() + " gives token ids up to 30522"), std::string::npos)
+      << error;
+  EXPECT_NE(error.find((dir_ / "model.onnx").string() + " embeds 30522 token ids"), std::string::npos) << error;
+  // Fewer ids than rows is fine: the added token and the last vocabulary entry taken away.
+  doc["added_tokens"].erase(doc["added_tokens"].size() - 1);
+  auto& vocab = doc["model"]["vocab"];
+  for (auto it = vocab.begin(); it != vocab.end(); ++it) {
+    if (it.value() == 30521) {
+      vocab.erase(it);
+      break;
+    }
+  }
+  write("tokenizer.json", doc.dump());
+  EXPECT_EQ(load_error(), "");
+}
 
 TEST_F(DamagedFolder, MissingModelIsNamed) {
   fs::remove(dir_ / "model.onnx");

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <thread>
+
 #include "runtime/session.hpp"
 #include "sieve/error.hpp"
 #include "support/paths.hpp"
@@ -64,6 +67,30 @@ TEST(Session, WrongShapesAreErrors) {
   const std::vector<std::int64_t> bad = {99999999, 1};
   const std::vector<Int64Input> oov = {{0, bad.data(), {1, 2}}, {1, bad.data(), {1, 2}}, {2, ids.data(), {1, 2}}};
   EXPECT_THROW((void)s.run(oov, 0), Error);
+}
+
+TEST(Session, ThreadCountsAreBoundedByTheMachine) {
+  const int limit = max_thread_count();
+  EXPECT_EQ(limit, 4 * static_cast<int>(std::max(1U, std::thread::hardware_concurrency())));
+  EXPECT_NO_THROW(check_thread_count(0, "--threads"));
+  EXPECT_NO_THROW(check_thread_count(limit, "--threads"));
+  try {
+    check_thread_count(1000000, "--threads");
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("--threads 1000000: at most " + std::to_string(limit) + " threads"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(check_thread_count(-1, "threads"), Error);
+  // The session layer refuses them too, before any thread starts.
+  RuntimeOptions options;
+  options.intra_op_threads = limit + 1;
+  EXPECT_THROW(Session(testing::fixtures_dir() / "tiny-bert-tokens/model.onnx", options), Error);
+  options.intra_op_threads = 1;
+  options.inter_op_threads = 1000000;
+  EXPECT_THROW(Session(testing::fixtures_dir() / "tiny-bert-tokens/model.onnx", options), Error);
 }
 
 TEST(Session, MissingFile) {

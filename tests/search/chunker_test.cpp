@@ -2,9 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
+#include <filesystem>
+#include <random>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "sieve/error.hpp"
 #include "support/paths.hpp"
@@ -102,6 +106,110 @@ TEST(Chunker, MultiByteTextSlicesOnCharacterBoundaries) {
     EXPECT_NE(lead & 0xC0, 0x80) << chunk.begin;
     if (chunk.end < text.size()) {
       EXPECT_NE(static_cast<unsigned char>(text[chunk.end]) & 0xC0, 0x80);
+    }
+  }
+}
+
+// The windows the chunker made before it tokenized a piece at a time: the
+// same algorithm over the whole text's tokens, kept here as the reference
+// that piecewise tokenization must reproduce on ordinary text.
+std::vector<ChunkSpan> whole_text_windows(const Tokenizer& tokenizer, std::string_view text, std::size_t chunk_tokens,
+                                          std::size_t overlap_tokens) {
+  const Encoding encoding = tokenizer.encode(text, false);
+  std::vector<Offsets> tokens;
+  for (const auto& offsets : encoding.offsets) {
+    if (offsets.second > offsets.first) tokens.push_back(offsets);
+  }
+  std::vector<ChunkSpan> chunks;
+  const std::size_t n = tokens.size();
+  if (n == 0) return chunks;
+  const auto inside_word = [&](std::size_t i) { return i > 0 && i < n && tokens[i].first <= tokens[i - 1].second; };
+  std::size_t start = 0;
+  while (true) {
+    std::size_t stop = std::min(start + chunk_tokens, n);
+    if (stop < n) {
+      std::size_t word_stop = stop;
+      while (word_stop > start + chunk_tokens / 2 && inside_word(word_stop)) --word_stop;
+      if (!inside_word(word_stop)) stop = word_stop;
+    }
+    std::size_t end = 0;
+    for (std::size_t i = start; i < stop; ++i) end = std::max<std::size_t>(end, tokens[i].second);
+    chunks.push_back({tokens[start].first, end});
+    if (stop >= n) break;
+    std::size_t next = stop > overlap_tokens ? stop - overlap_tokens : 0;
+    next = std::max(next, start + 1);
+    std::size_t word_start = next;
+    while (word_start > start + 1 && inside_word(word_start)) --word_start;
+    if (!inside_word(word_start)) next = word_start;
+    start = next;
+  }
+  return chunks;
+}
+
+// Prose over several pieces: words of many scripts, punctuation, runs of
+// spaces, tabs, newlines and CRLF between them.
+std::string prose(std::size_t bytes) {
+  static const char* const words[] = {"the",    "River",   "flows",      "naïve",  "café",   "東京",     "Привет",
+                                      "don't",  "(maybe)", "well-known", "3.14",   "e-mail", "ÅNGSTRÖM", "🙂",
+                                      "❤️", "a\u0301", "x",          "tokens", "!!!",    "über",     "ελληνικά"};
+  static const char* const gaps[] = {" ", " ", " ", "  ", "\t", "\n", "\r\n", "\n\n", " \n "};
+  std::mt19937 rng(7);
+  std::string text;
+  while (text.size() < bytes) {
+    text += words[rng() % std::size(words)];
+    text += gaps[rng() % std::size(gaps)];
+  }
+  return text;
+}
+
+std::vector<std::filesystem::path> shared_tokenizers() {
+  std::vector<std::filesystem::path> files;
+  const auto folder = testing::source_dir() / "../shared/tokenizers";
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(folder, error)) {
+    if (std::filesystem::exists(entry.path() / "tokenizer.json")) files.push_back(entry.path() / "tokenizer.json");
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+TEST(Chunker, PiecewiseTokenizationGivesTheWholeTextsWindows) {
+  // Pieces end before the whitespace that precedes a word, where WordPiece, byte-level BPE and Metaspace
+  // tokenizers all end a token: every shared tokenizer must give the windows it gives the whole text.
+  const std::string text = prose(3 * kChunkPieceBytes + 1234);
+  auto files = shared_tokenizers();
+  files.push_back(testing::minilm_tokenizer());
+  for (const auto& file : files) {
+    Tokenizer tokenizer = Tokenizer::from_file(file);
+    tokenizer.set_truncation(std::nullopt);
+    tokenizer.set_padding(std::nullopt);
+    const auto expected = whole_text_windows(tokenizer, text, 64, 8);
+    const auto chunks = chunk_text(tokenizer, text, 64, 8);
+    ASSERT_EQ(chunks.size(), expected.size()) << file;
+    for (std::size_t i = 0; i < chunks.size(); ++i) {
+      EXPECT_EQ(chunks[i].begin, expected[i].begin) << file << " chunk " << i;
+      EXPECT_EQ(chunks[i].end, expected[i].end) << file << " chunk " << i;
+    }
+  }
+}
+
+TEST(Chunker, ARunWithoutWhitespaceIsCutSoThatNoChunkGrowsWithIt) {
+  // One endless "word" (a hostile file): WordPiece makes it one [UNK] token whose span, tokenized whole, would
+  // be the entire text. Cut every kMaxRunBytes, each chunk spans at most chunk_tokens of those.
+  const auto tokenizer = whole_text_tokenizer();
+  const std::string text(20 * kMaxRunBytes + 17, 'a');
+  const auto chunks = chunk_text(tokenizer, text, 4, 1);
+  ASSERT_GT(chunks.size(), 1U);
+  EXPECT_EQ(chunks.front().begin, 0U);
+  EXPECT_EQ(chunks.back().end, text.size());
+  for (const auto& chunk : chunks) EXPECT_LE(chunk.end - chunk.begin, 4 * kMaxRunBytes);
+  // Multi-byte characters are cut between characters, never inside one.
+  std::string cjk;
+  while (cjk.size() < 3 * kMaxRunBytes) cjk += "東京タワー";
+  for (const auto& chunk : chunk_text(tokenizer, cjk, 8, 2)) {
+    EXPECT_NE(static_cast<unsigned char>(cjk[chunk.begin]) & 0xC0, 0x80) << chunk.begin;
+    if (chunk.end < cjk.size()) {
+      EXPECT_NE(static_cast<unsigned char>(cjk[chunk.end]) & 0xC0, 0x80) << chunk.end;
     }
   }
 }

@@ -203,6 +203,36 @@ TEST(Extract, MarkdownInlineContent) {
   EXPECT_EQ(markdown_to_text("Tom &amp; Jerry &copy; \\*not emphasis\\*"), "Tom & Jerry \xC2\xA9 *not emphasis*");
 }
 
+TEST(Extract, NulBecomesTheReplacementCharacterAndIsRefusedInAnId) {
+  // PostgreSQL's text cannot hold U+0000: every store keeps U+FFFD in its place instead.
+  const std::string text("before\0after", 12);
+  EXPECT_EQ(extract_one(text, SourceFormat::kText).text,
+            "before\xEF\xBF\xBD"
+            "after");
+  const auto docs = extract_documents(R"({"id": "a", "text": "x\u0000y", "title": "t\u0000", "k": "v\u0000"})",
+                                      SourceFormat::kJsonl, "n.jsonl");
+  ASSERT_EQ(docs.size(), 1U);
+  EXPECT_EQ(docs[0].text, "x\xEF\xBF\xBDy");
+  EXPECT_EQ(docs[0].title, "t\xEF\xBF\xBD");
+  EXPECT_EQ(docs[0].metadata, (Metadata{{"k", "v\xEF\xBF\xBD"}}));
+  // An id or a metadata name is a key: "a\u0000b" and "a\u0000c" must not both become one.
+  EXPECT_EQ(error_message(R"({"id": "a\u0000b", "text": "x"})", SourceFormat::kJsonl, ErrorCode::kParse, "n.jsonl"),
+            "n.jsonl line 1: \"id\" holds a NUL (\\u0000)");
+  EXPECT_EQ(error_message(R"({"id": "a", "text": "x", "k\u0000": "v"})", SourceFormat::kJsonl, ErrorCode::kInvalidInput,
+                          "n.jsonl"),
+            "n.jsonl line 1: a metadata name holds a NUL (\\u0000)");
+}
+
+TEST(Extract, MarkdownEntitiesAsCommonMarkDecodesThem) {
+  // HTML5's names (not only HTML 4's), numbers in decimal and hex, U+FFFD for what is no character, and a
+  // name HTML5 does not know left as written.
+  EXPECT_EQ(markdown_to_text("&check; &NotEqualTilde; &nbsp;|&#65;&#x42;&#X43; &#0; &#x110000; &#xD800; &bogus; &amp"),
+            "\u2713 \u2242\u0338 \u00A0|ABC \uFFFD \uFFFD \uFFFD &bogus; &amp");
+  std::string title;
+  EXPECT_EQ(markdown_to_text("# Caf&eacute; &lt;3\n\n`&amp;` in code", &title), "Caf\u00E9 <3\n\n&amp; in code");
+  EXPECT_EQ(title, "Caf\u00E9 <3");
+}
+
 TEST(Extract, MarkdownBlocks) {
   const std::string markdown =
       "# Title\n"

@@ -153,5 +153,26 @@ TEST(Tokenizer, NormalizedLstripTokenOffsetsAreTrimmedAsInHuggingFace) {
   EXPECT_EQ(e.offsets, (std::vector<Offsets>{{0, 0}, {0, 1}, {3, 9}, {10, 11}, {0, 0}}));
 }
 
+// The ids a model must embed: the vocabulary's largest (not its size: ids
+// may be sparse), added tokens and the post-processor's special tokens.
+TEST(Tokenizer, IdBoundCoversVocabularyAddedAndSpecialTokens) {
+  EXPECT_EQ(minilm().id_bound(), 30522U);
+  const auto with = [](const std::string& added, const std::string& processor) {
+    return Tokenizer::from_json(R"({"added_tokens": [)" + added + R"(], "post_processor": )" + processor + R"(,
+      "model": {"type": "WordLevel", "vocab": {"<unk>": 0, "a": 1, "b": 7}, "unk_token": "<unk>"}})");
+  };
+  const auto t = with("", "null");
+  EXPECT_EQ(t.vocab_size(), 3U);
+  EXPECT_EQ(t.id_bound(), 8U);
+  EXPECT_EQ(with(R"({"id": 20, "content": "<x>", "special": true})", "null").id_bound(), 21U);
+  const std::string bert = R"({"type": "BertProcessing", "sep": ["[SEP]", 40], "cls": ["[CLS]", 30]})";
+  EXPECT_EQ(with("", bert).id_bound(), 41U);
+  const std::string pair_only = R"({"type": "TemplateProcessing", "single": [{"Sequence": {"id": "A", "type_id": 0}}],
+    "pair": [{"Sequence": {"id": "A", "type_id": 0}}, {"SpecialToken": {"id": "[SEP]", "type_id": 1}},
+             {"Sequence": {"id": "B", "type_id": 1}}],
+    "special_tokens": {"[SEP]": {"id": "[SEP]", "ids": [99], "tokens": ["[SEP]"]}}})";
+  EXPECT_EQ(with("", pair_only).id_bound(), 100U);
+}
+
 }  // namespace
 }  // namespace sieve

@@ -160,6 +160,7 @@ nb::ndarray<nb::numpy, T> vector_to_numpy(std::vector<T>&& values) {
 }
 
 sieve::RuntimeOptions runtime_options(int threads, const std::vector<std::string>& providers) {
+  sieve::check_thread_count(threads, "threads");
   sieve::RuntimeOptions runtime;
   runtime.intra_op_threads = threads;
   for (const std::string& provider : providers) runtime.providers.push_back(sieve::parse_provider_spec(provider));
@@ -493,16 +494,20 @@ NB_MODULE(_sieve, m) {
       .def(
           "_add",
           [](PyIndex& self, const std::vector<std::filesystem::path>& paths, const sieve::Embedder& model,
-             const sieve::Embedder* sparse_model) {
+             const sieve::Embedder* sparse_model, std::uint64_t max_file_bytes, bool follow_links) {
+            sieve::IngestOptions options;
+            options.max_file_bytes = max_file_bytes;
+            options.follow_links = follow_links;
             std::string report;
             {
               nb::gil_scoped_release release;
               const std::lock_guard lock(self.mutex);
-              report = sieve::ingest_report_json(self.index.add(paths, model, {}, sparse_model));
+              report = sieve::ingest_report_json(self.index.add(paths, model, options, sparse_model));
             }
             return json_loads(report);
           },
-          "paths"_a, "model"_a, "sparse_model"_a.none())
+          "paths"_a, "model"_a, "sparse_model"_a.none(), "max_file_bytes"_a = sieve::kDefaultMaxFileBytes,
+          "follow_links"_a = false)
       .def(
           "_remove",
           [](PyIndex& self, const std::vector<std::string>& ids) {

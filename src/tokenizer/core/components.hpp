@@ -49,6 +49,8 @@ class Model {
   [[nodiscard]] virtual std::optional<std::uint32_t> token_to_id(std::string_view token) const = 0;
   [[nodiscard]] virtual std::string_view id_to_token(std::uint32_t id) const = 0;
   [[nodiscard]] virtual std::size_t vocab_size() const = 0;
+  // One past the largest id of the vocabulary: its size where ids are dense.
+  [[nodiscard]] virtual std::size_t id_bound() const { return vocab_size(); }
 };
 
 // The token strings of the whole vocabulary (model and added tokens), for

@@ -1,5 +1,6 @@
 #include <nlohmann/json.hpp>
 
+#include "json_depth.hpp"
 #include "sieve/error.hpp"
 #include "tokenizer/core/component_registry.hpp"
 #include "tokenizer/core/json_view.hpp"
@@ -75,20 +76,10 @@ std::string model_type(const JsonView& node) {
 
 std::unique_ptr<TokenizerImpl> load_tokenizer_json(std::string_view json, std::string_view origin) {
   nlohmann::json document;
-  // serde_json, which Hugging Face parses with, refuses documents nested
-  // deeper than 128 levels; so do we, before nested components could
-  // recurse that deep.
-  constexpr int kMaxDepth = 128;
-  const auto limit_depth = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json&) {
-    if (depth > kMaxDepth &&
-        (event == nlohmann::json::parse_event_t::object_start || event == nlohmann::json::parse_event_t::array_start)) {
-      throw Error(ErrorCode::kParse,
-                  std::string(origin) + ": JSON nested deeper than " + std::to_string(kMaxDepth) + " levels");
-    }
-    return true;
-  };
   try {
-    document = nlohmann::json::parse(json.begin(), json.end(), limit_depth);
+    // Nested no deeper than Hugging Face (serde_json) allows, before nested
+    // components could recurse that deep.
+    document = nlohmann::json::parse(json.begin(), json.end(), json_depth_limit(std::string(origin)));
   } catch (const nlohmann::json::parse_error& e) {
     throw Error(ErrorCode::kParse,
                 std::string(origin) + ": invalid JSON at byte " + std::to_string(e.byte) + ": " + e.what());

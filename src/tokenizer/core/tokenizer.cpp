@@ -398,6 +398,25 @@ std::string Tokenizer::token_string(const Encoding& encoding, std::size_t i, std
 std::size_t Tokenizer::vocab_size() const {
   return impl_->model->vocab_size();
 }
+
+std::size_t Tokenizer::id_bound() const {
+  std::size_t bound = impl_->model->id_bound();
+  for (const auto& token : impl_->added.tokens()) bound = std::max<std::size_t>(bound, std::size_t{token.id} + 1);
+  if (impl_->post_processor) {
+    // The special tokens of both templates: what the processor adds around empty inputs.
+    const InputTokenLookup lookup(*impl_, {});
+    for (const bool pair : {false, true}) {
+      try {
+        const Encoding e = impl_->post_processor->process(
+            Encoding{}, pair ? std::optional<Encoding>(Encoding{}) : std::nullopt, true, lookup);
+        for (const std::uint32_t id : e.ids) bound = std::max<std::size_t>(bound, std::size_t{id} + 1);
+      } catch (const Error&) {
+        // A template that cannot process a pair (or at all) gives no ids: every such encode fails.
+      }
+    }
+  }
+  return bound;
+}
 const std::optional<TruncationParams>& Tokenizer::truncation() const {
   return impl_->truncation;
 }

@@ -21,6 +21,7 @@ Vocab read_vocab_object(const JsonView& node) {
 IdToToken::IdToToken(const Vocab& vocab) {
   std::uint32_t max_id = 0;
   for (const auto& entry : vocab) max_id = std::max(max_id, entry.second);
+  bound_ = vocab.empty() ? 0 : static_cast<std::size_t>(max_id) + 1;
   if (static_cast<std::size_t>(max_id) < 2 * vocab.size() + 1024) {
     dense_.resize(vocab.empty() ? 0 : static_cast<std::size_t>(max_id) + 1);
     for (const auto& [token, id] : vocab) dense_[id] = token;

@@ -30,8 +30,11 @@ class IdToToken {
   IdToToken() = default;
   explicit IdToToken(const Vocab& vocab);
   [[nodiscard]] std::string_view operator()(std::uint32_t id) const;
+  // One past the largest id (0 for an empty vocabulary).
+  [[nodiscard]] std::size_t bound() const noexcept { return bound_; }
 
  private:
+  std::size_t bound_ = 0;
   std::vector<std::string_view> dense_;
   std::unordered_map<std::uint32_t, std::string_view> sparse_;
 };

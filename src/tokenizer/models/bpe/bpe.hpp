@@ -39,6 +39,7 @@ class Bpe final : public Model {
   [[nodiscard]] std::optional<std::uint32_t> token_to_id(std::string_view token) const override;
   [[nodiscard]] std::string_view id_to_token(std::uint32_t id) const override { return id_to_token_(id); }
   [[nodiscard]] std::size_t vocab_size() const override { return vocab_.size(); }
+  [[nodiscard]] std::size_t id_bound() const override { return id_to_token_.bound(); }
 
   // Symbol counts above this use a heap instead of rescanning every pair per
   // merge; both give the same result. Exposed for tests.

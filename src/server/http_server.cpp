@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -137,6 +138,10 @@ struct HttpServer::Impl {
   HttpLimits limits;
   HttpApplication& application;
   asio::io_context io;
+  // Keeps io.run() going while no socket has an operation pending (during a
+  // drain, when every connection left is waiting for its handler): answers
+  // are posted to it from the handler threads.
+  asio::executor_work_guard<asio::io_context::executor_type> keep_running{io.get_executor()};
   tcp::acceptor acceptor;
   asio::steady_timer accept_retry{io};
   HandlerPool pool;
@@ -618,6 +623,7 @@ HttpServer::HttpServer(const HttpLimits& limits, HttpApplication& application)
 }
 
 HttpServer::~HttpServer() {
+  impl_->keep_running.reset();
   impl_->io.stop();
   if (impl_->network.joinable()) impl_->network.join();
   impl_->pool.stop();

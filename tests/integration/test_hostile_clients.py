@@ -11,6 +11,7 @@ import json
 import signal
 import socket
 import statistics
+import threading
 import time
 
 import pytest
@@ -189,10 +190,36 @@ def test_memory_comes_back_after_a_burst_of_large_requests(server):
 
 
 def test_a_drain_does_not_wait_for_slow_clients(root):
+    """SIGTERM while 50 slow clients hold connections and two well-behaved
+    ones keep a kept-alive connection busy: the slow ones are closed at once,
+    the requests in flight are answered, and the server exits 0 at once."""
     server = Server(root, "--drain-timeout", "30")
+    stop = threading.Event()
+    answered: list[int] = []
+
+    def busy_client():
+        import http.client
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+        while not stop.is_set():
+            try:
+                conn.request("POST", "/embed", body=json.dumps({"inputs": ["a few words"] * 4}),
+                             headers={"Content-Type": "application/json"})
+                response = conn.getresponse()
+                response.read()
+                answered.append(response.status)
+            except (OSError, http.client.HTTPException):
+                return
+
+    clients = [threading.Thread(target=busy_client) for _ in range(2)]
     with hc.Slowloris(server.port, 50, 1.0):
+        for t in clients:
+            t.start()
         time.sleep(1)
         start = time.monotonic()
         code = server.stop(signal.SIGTERM, timeout=60)
         took = time.monotonic() - start
+        stop.set()
+        for t in clients:
+            t.join()
     assert code == 0 and took < 10, (code, took, server.output())
+    assert answered and set(answered) == {200}, answered

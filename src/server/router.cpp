@@ -29,6 +29,18 @@ Response error_response(ApiStyle style, const HttpError& error) {
   return res;
 }
 
+// "/a/b/c" as {"a", "b", "c"} (an empty segment stays: "/a//b" is {"a", "", "b"}).
+std::vector<std::string> segments_of(const std::string& path) {
+  std::vector<std::string> out;
+  std::size_t start = path.empty() || path.front() != '/' ? 0 : 1;
+  for (;;) {
+    const std::size_t slash = path.find('/', start);
+    out.push_back(path.substr(start, slash == std::string::npos ? std::string::npos : slash - start));
+    if (slash == std::string::npos) return out;
+    start = slash + 1;
+  }
+}
+
 void allow_origin(const ServerOptions& options, const Request& req, Response& res) {
   if (options.cors_origins.empty()) return;
   const std::string origin = req.header("Origin");
@@ -45,9 +57,8 @@ void allow_origin(const ServerOptions& options, const Request& req, Response& re
 
 void Router::add(const char* method, const std::string& path, ApiStyle style, RawHandler handler, bool open,
                  const std::string& metrics_route) {
-  Route route{
-      method, path, std::nullopt, style, std::move(handler), open, metrics_route.empty() ? path : metrics_route};
-  if (path.find('(') != std::string::npos) route.pattern.emplace(path);
+  Route route{method, path, {}, style, std::move(handler), open, metrics_route.empty() ? path : metrics_route};
+  if (path.find('{') != std::string::npos) route.segments = segments_of(path);
   routes_.push_back(std::move(route));
 }
 
@@ -56,18 +67,25 @@ const Router::Route* Router::find(const Request& request, std::vector<std::strin
   const std::string& method = request.method == "HEAD" ? std::string("GET") : request.method;
   for (const Route& route : routes_) {
     if (route.method != method) continue;
-    if (!route.pattern) {
+    if (route.segments.empty()) {
       if (route.path == request.path) return &route;
       continue;
     }
-    std::smatch found;
-    if (std::regex_match(request.path, found, *route.pattern)) {
-      if (matches != nullptr) {
-        matches->clear();
-        for (const auto& group : found) matches->push_back(group.str());
+    const std::vector<std::string> segments = segments_of(request.path);
+    if (segments.size() != route.segments.size()) continue;
+    std::vector<std::string> found{request.path};
+    bool match = true;
+    for (std::size_t i = 0; i < segments.size() && match; ++i) {
+      if (route.segments[i].front() == '{') {
+        match = !segments[i].empty();
+        found.push_back(segments[i]);
+      } else {
+        match = route.segments[i] == segments[i];
       }
-      return &route;
     }
+    if (!match) continue;
+    if (matches != nullptr) *matches = std::move(found);
+    return &route;
   }
   return nullptr;
 }

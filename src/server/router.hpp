@@ -2,7 +2,6 @@
 
 #include <functional>
 #include <optional>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -29,8 +28,8 @@ class Router : public HttpApplication {
  public:
   explicit Router(ServerState& state) : state_(state) {}
 
-  // Adds `method path`; `path` is a literal path, or a regular expression
-  // when it holds a parenthesized group (its captures go to Request::matches).
+  // Adds `method path`; in `path`, a segment written "{name}" matches any
+  // one non-empty segment, which goes to Request::matches ([0] is the path).
   // The API key is checked unless `open`; the request is counted in the
   // metrics under `metrics_route`, or `path` when empty.
   void add(const char* method, const std::string& path, ApiStyle style, RawHandler handler, bool open,
@@ -44,7 +43,7 @@ class Router : public HttpApplication {
   struct Route {
     std::string method;
     std::string path;
-    std::optional<std::regex> pattern;
+    std::vector<std::string> segments;  // of a path with "{name}" segments; empty for a literal path
     ApiStyle style;
     RawHandler handler;
     bool open;

@@ -119,7 +119,7 @@ void add_search_routes(Router& http, ServerState& state, const ServedIndexes& in
     return json{{"indexes", std::move(list)}};
   });
   add_route(
-      http, state, "GET", "/v1/indexes/([^/]+)", ApiStyle::kOpenAI,
+      http, state, "GET", "/v1/indexes/{name}", ApiStyle::kOpenAI,
       [&indexes](const Request& req) { return stats_of(indexes.find(req.matches[1])); }, false, "/v1/indexes/{name}");
 }
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -91,8 +92,15 @@ struct IngestReport {
   // outside the paths given, a FIFO or device found in a folder).
   std::vector<std::string> skipped;
   // Files that could not or must not be read, or not parsed: "path: what" (too large, special files and
-  // /dev, /proc, /sys named or reached through a followed link, malformed content).
+  // /dev, /proc, /sys named or reached through a followed link, malformed content), and members of archives
+  // that could not be read ("archive!member: what").
   std::vector<std::string> errors;
+  // Files read in a way the user should know of: "path: what" (an encoding guessed, a member left out).
+  std::vector<std::string> warnings;
+  // Files read (unchanged ones included), by format ("plain text", "PDF", "gzip-compressed file").
+  std::map<std::string, std::size_t> files_by_format;
+  // Files and archive members not read, by reason ("binary file", "hidden", "error").
+  std::map<std::string, std::size_t> skipped_by_reason;
 };
 
 struct IndexStats {

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <map>
 
 #include "cli/commands.hpp"
 #include "cli/io.hpp"
@@ -123,9 +124,20 @@ int run_add(const IndexArgs& args) {
                  report.documents_unchanged, report.documents_removed, report.chunks_added, report.chunks_removed,
                  report.seconds, report.seconds > 0 ? static_cast<double>(report.documents_added) / report.seconds : 0,
                  report.seconds > 0 ? static_cast<double>(report.chunks_added) / report.seconds : 0);
+    const auto counts = [](const std::map<std::string, std::size_t>& by) {
+      std::string line;
+      for (const auto& [what, count] : by) line += (line.empty() ? "" : ", ") + what + " " + std::to_string(count);
+      return line;
+    };
+    if (!report.files_by_format.empty())
+      std::fprintf(stderr, "sieve: read: %s\n", counts(report.files_by_format).c_str());
+    if (!report.skipped_by_reason.empty()) {
+      std::fprintf(stderr, "sieve: not read: %s\n", counts(report.skipped_by_reason).c_str());
+    }
   }
   // The lines name files: shown with their control characters escaped.
   for (const auto& line : report.skipped) std::fprintf(stderr, "sieve: skipped %s\n", escape_control(line).c_str());
+  for (const auto& line : report.warnings) std::fprintf(stderr, "sieve: warning: %s\n", escape_control(line).c_str());
   for (const auto& line : report.errors) std::fprintf(stderr, "sieve: error: %s\n", escape_control(line).c_str());
   return report.errors.empty() ? 0 : 1;
 }

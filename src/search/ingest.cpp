@@ -20,6 +20,7 @@
 #include "search/chunker.hpp"
 #include "search/digest.hpp"
 #include "search/extract.hpp"
+#include "search/formats/formats.hpp"
 #include "sieve/error.hpp"
 
 namespace sieve::search {
@@ -35,7 +36,6 @@ std::string document_hash(const ExtractedDocument& document) {
 struct SourceFile {
   fs::path path;
   std::string key;
-  SourceFormat format;
   std::uint64_t bytes = 0;
 };
 
@@ -101,10 +101,11 @@ std::string too_large(std::uint64_t bytes, std::uint64_t limit) {
          " bytes (" + mib(limit) + ") per file (--max-file-bytes)";
 }
 
-// Finds the files to read: the paths given, and the supported files below
-// the folders given. What is left out is counted, and reported where the
-// user could not otherwise tell (a link not followed, a special file with a
-// document's name); what must not be read and was asked for is an error.
+// Finds the files to read: the paths given, and the files below the folders
+// given (their formats are decided when they are read). What is left out is
+// counted by reason, and reported where the user could not otherwise tell (a
+// link not followed, a special file); what must not be read and was asked for
+// is an error.
 class Collector {
  public:
   Collector(const IngestOptions& options, IngestReport& report) : options_(options), report_(report) {}
@@ -132,12 +133,14 @@ class Collector {
   }
 
  private:
-  void skip(const fs::path& path, const std::string& why) {
+  void skip(const fs::path& path, const std::string& reason, const std::string& why) {
     ++report_.files_skipped;
+    ++report_.skipped_by_reason[reason];
     report_.skipped.push_back(path.string() + ": " + why);
   }
-  void refuse(const fs::path& path, const std::string& why) {
+  void refuse(const fs::path& path, const std::string& reason, const std::string& why) {
     ++report_.files_skipped;
+    ++report_.skipped_by_reason[reason];
     report_.errors.push_back(path.string() + ": " + why);
   }
 
@@ -154,14 +157,18 @@ class Collector {
         if (folder == root) {
           throw Error(ErrorCode::kRuntime, "cannot read folder " + folder.string() + ": " + error.message());
         }
-        skip(folder, "cannot read the folder: " + error.message());
+        skip(folder, "folder not readable", "cannot read the folder: " + error.message());
         continue;
       }
       std::vector<fs::path> folders;
       for (; it != fs::directory_iterator(); it.increment(error)) {
         if (error) break;
         const fs::path& path = it->path();
-        if (hidden(path)) continue;
+        if (hidden(path)) {
+          ++report_.files_skipped;
+          ++report_.skipped_by_reason["hidden (name starts with a dot)"];
+          continue;
+        }
         std::error_code entry_error;
         const auto own = it->symlink_status(entry_error);
         if (entry_error) continue;
@@ -179,7 +186,7 @@ class Collector {
           consider(path, false);
         }
       }
-      if (error) skip(folder, "stopped reading the folder: " + error.message());
+      if (error) skip(folder, "folder not readable", "stopped reading the folder: " + error.message());
       // Reversed onto the stack, so that folders are read in the order listed.
       pending.insert(pending.end(), folders.rbegin(), folders.rend());
     }
@@ -197,9 +204,9 @@ class Collector {
                               std::string(system_path(canonical) ? "/dev, /proc or /sys" : "kernel file systems") +
                               " (" + canonical.string() + "), never read";
       if (given) {
-        refuse(folder, why);
+        refuse(folder, "system file", why);
       } else {
-        skip(folder, why);
+        skip(folder, "system file", why);
       }
       return false;
     }
@@ -213,25 +220,17 @@ class Collector {
   bool follow_link(const fs::path& path) {
     std::error_code error;
     const fs::path target = fs::canonical(path, error);
-    const bool wanted = format_for_path(path).has_value();
     if (error) {
-      if (wanted) {
-        skip(path, "a symbolic link to " + link_text(path) + ", which does not exist");
-      } else {
-        ++report_.files_skipped;
-      }
+      skip(path, "broken symbolic link", "a symbolic link to " + link_text(path) + ", which does not exist");
       return false;
     }
     if (options_.follow_links) return true;
     if (std::any_of(roots_.begin(), roots_.end(), [&](const fs::path& root) { return within(target, root); })) {
       return true;
     }
-    if (wanted || fs::is_directory(fs::status(target, error))) {
-      skip(path, "a symbolic link to " + target.string() +
-                     ", outside the files and folders given: not followed (--follow-links follows it)");
-    } else {
-      ++report_.files_skipped;
-    }
+    skip(path, "symbolic link outside the paths given",
+         "a symbolic link to " + target.string() +
+             ", outside the files and folders given: not followed (--follow-links follows it)");
     return false;
   }
 
@@ -243,44 +242,33 @@ class Collector {
 
   // A file named, or found in a folder (or through a link followed).
   void consider(const fs::path& path, bool named) {
-    const auto format = format_for_path(path);
-    if (!format) {
-      ++report_.files_skipped;
-      if (named) report_.skipped.push_back(path.string() + ": not .txt, .md, .html or .jsonl");
-      return;
-    }
     std::error_code error;
     const fs::path canonical = fs::canonical(path, error);
     if (error) {
-      refuse(path, "cannot resolve: " + error.message());
+      refuse(path, "not readable", "cannot resolve: " + error.message());
       return;
     }
     // Refused before it is opened: opening a device can have effects.
     if (system_path(canonical)) {
-      refuse(path,
+      refuse(path, "system file",
              "a file of the system's /dev, /proc or /sys (" + canonical.string() + "): never read, even when named");
       return;
     }
     struct stat info {};
     if (::stat(canonical.c_str(), &info) != 0) {
-      refuse(path, std::string("cannot read: ") + std::strerror(errno));
+      refuse(path, "not readable", std::string("cannot read: ") + std::strerror(errno));
       return;
     }
     if (!S_ISREG(info.st_mode)) {
       const std::string why = std::string(file_kind(info.st_mode)) + ", not a regular file: never read";
       if (named || fs::is_symlink(fs::symlink_status(path, error))) {
-        refuse(path, why);
+        refuse(path, "special file", why);
       } else {
-        skip(path, why);
+        skip(path, "special file", why);
       }
       return;
     }
-    const auto bytes = static_cast<std::uint64_t>(info.st_size);
-    if (bytes > options_.max_file_bytes) {
-      refuse(path, too_large(bytes, options_.max_file_bytes));
-      return;
-    }
-    files_.push_back({path, source_key(path), *format, bytes});
+    files_.push_back({path, source_key(path), static_cast<std::uint64_t>(info.st_size)});
   }
 
   const IngestOptions& options_;
@@ -304,8 +292,9 @@ struct FileDescriptor {
 // The file's bytes, at most `limit` of them. Opened without blocking (a
 // FIFO put in the file's place since it was listed cannot hang the run) and
 // checked again once open: a regular file, on no kernel file system, of at
-// most `limit` bytes however much it grows while being read.
-std::string read_file(const fs::path& path, std::uint64_t limit) {
+// most `limit` bytes however much it grows while being read. With
+// `head_only`, the first `limit` bytes of a file of any size.
+std::string read_file(const fs::path& path, std::uint64_t limit, bool head_only = false) {
   const FileDescriptor file(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
   if (file.fd < 0) throw Error(ErrorCode::kNotFound, std::string("cannot open: ") + std::strerror(errno));
   struct stat info {};
@@ -319,7 +308,8 @@ std::string read_file(const fs::path& path, std::uint64_t limit) {
   if (::fstatfs(file.fd, &fs_info) == 0 && system_file_system(fs_info)) {
     throw Error(ErrorCode::kUnsupported, "a file of the kernel's file systems: never read, even when named");
   }
-  const auto size = static_cast<std::uint64_t>(info.st_size);
+  auto size = static_cast<std::uint64_t>(info.st_size);
+  if (head_only) size = std::min(size, limit);
   if (size > limit) throw Error(ErrorCode::kInvalidInput, too_large(size, limit));
   std::string content(static_cast<std::size_t>(size), '\0');
   std::size_t filled = 0;
@@ -337,6 +327,7 @@ std::string read_file(const fs::path& path, std::uint64_t limit) {
     filled += got;
   }
   content.resize(filled);
+  if (head_only) return content;
   // Longer than fstat said (it grows, or its file system does not tell): read on, up to the limit.
   std::array<char, 1 << 16> buffer{};
   for (std::size_t got; (got = read_some(buffer.data(), buffer.size())) > 0;) {
@@ -479,19 +470,47 @@ IngestReport ingest(IndexStorage& storage, const std::vector<fs::path>& paths, c
     progress.current = file.path.string();
     tell();
     std::string content;
-    std::vector<ExtractedDocument> documents;
+    const std::string name = file.path.filename().string();
+    const auto skip = [&report](const std::string& reason) {
+      ++report.files_skipped;
+      ++report.skipped_by_reason[reason];
+    };
     try {
+      if (file.bytes > options.max_file_bytes) {
+        // A large file that is not a document (a disk image, a database) is left out as any binary file is;
+        // one that is a document is an error: it is not read.
+        const Detection detection = detect_format(name, read_file(file.path, kSniffBytes, true));
+        if (detection.format == nullptr) {
+          skip(detection.skip_reason);
+        } else {
+          skip("too large");
+          report.errors.push_back(file.path.string() + ": " + too_large(file.bytes, options.max_file_bytes));
+        }
+        ++progress.files_done;
+        progress.bytes_done += file.bytes;
+        continue;
+      }
       content = read_file(file.path, options.max_file_bytes);
-      const std::string hash = sha256_hex(content);
-      if (storage.source_hash(file.key) == hash) {
+      const Detection detection = detect_format(name, content);
+      if (detection.format == nullptr) {
+        skip(detection.skip_reason);
+      } else if (const std::string hash = sha256_hex(content); storage.source_hash(file.key) == hash) {
         ++report.files_unchanged;
+        ++report.files_by_format[std::string(detection.format->label)];
       } else {
-        documents = extract_documents(content, file.format, file.key);
+        ExtractLimits limits;
+        limits.max_expanded_bytes = options.max_file_bytes;
+        Extraction extraction = extract_file(content, name, file.key, limits);
+        ++report.files_by_format[std::string(extraction.format->label)];
+        for (auto& line : extraction.warnings) report.warnings.push_back(std::move(line));
+        for (auto& line : extraction.errors) report.errors.push_back(std::move(line));
+        for (const auto& [reason, count] : extraction.skipped)
+          report.skipped_by_reason["in archives: " + reason] += count;
         // The documents' text is all that is needed from here on: the file's bytes go.
         const std::size_t content_bytes = content.size();
         std::string().swap(content);
         std::set<std::string> keys;
-        for (auto& extracted : documents) {
+        for (auto& extracted : extraction.documents) {
           keys.insert(extracted.key);
           const std::string content_hash = document_hash(extracted);
           const auto stored = storage.document(extracted.key);
@@ -520,6 +539,7 @@ IngestReport ingest(IndexStorage& storage, const std::vector<fs::path>& paths, c
       }
     } catch (const Error& e) {
       if (e.code() == ErrorCode::kRuntime || e.code() == ErrorCode::kOverloaded) throw;
+      ++report.skipped_by_reason["could not be read"];
       // Extraction errors name the file already.
       const std::string what = e.what();
       report.errors.push_back(what.starts_with(file.key) ? what : file.path.string() + ": " + what);

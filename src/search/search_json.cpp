@@ -86,7 +86,10 @@ std::string ingest_report_json(const IngestReport& report) {
                {"chunks_added", report.chunks_added},
                {"chunks_removed", report.chunks_removed},
                {"seconds", report.seconds},
+               {"files_by_format", report.files_by_format},
+               {"skipped_by_reason", report.skipped_by_reason},
                {"skipped", report.skipped},
+               {"warnings", report.warnings},
                {"errors", report.errors}});
 }
 

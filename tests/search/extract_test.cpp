@@ -1,4 +1,5 @@
 #include "search/extract.hpp"
+#include "search/formats/formats.hpp"
 
 #include <gtest/gtest.h>
 
@@ -13,14 +14,14 @@ namespace {
 
 using Metadata = std::vector<std::pair<std::string, std::string>>;
 
-ExtractedDocument extract_one(std::string_view content, SourceFormat format, const std::string& key = "doc") {
+ExtractedDocument extract_one(std::string_view content, std::string_view format, const std::string& key = "doc") {
   auto documents = extract_documents(content, format, key);
   EXPECT_EQ(documents.size(), 1U);
   return documents.empty() ? ExtractedDocument{} : std::move(documents.front());
 }
 
 // The error extract_documents throws, checked for its code; the message for further checks.
-std::string error_message(std::string_view content, SourceFormat format, ErrorCode code,
+std::string error_message(std::string_view content, std::string_view format, ErrorCode code,
                           const std::string& key = "in.jsonl") {
   try {
     extract_documents(content, format, key);
@@ -32,25 +33,37 @@ std::string error_message(std::string_view content, SourceFormat format, ErrorCo
   return {};
 }
 
-TEST(Extract, FormatForPath) {
-  EXPECT_EQ(format_for_path("a/notes.txt"), SourceFormat::kText);
-  EXPECT_EQ(format_for_path("notes.TEXT"), SourceFormat::kText);
-  EXPECT_EQ(format_for_path("README.md"), SourceFormat::kMarkdown);
-  EXPECT_EQ(format_for_path("doc.Markdown"), SourceFormat::kMarkdown);
-  EXPECT_EQ(format_for_path("page.html"), SourceFormat::kHtml);
-  EXPECT_EQ(format_for_path("PAGE.HTM"), SourceFormat::kHtml);
-  EXPECT_EQ(format_for_path("page.xhtml"), SourceFormat::kHtml);
-  EXPECT_EQ(format_for_path("data.jsonl"), SourceFormat::kJsonl);
-  EXPECT_EQ(format_for_path("data.NDJSON"), SourceFormat::kJsonl);
-  EXPECT_EQ(format_for_path("data.json"), std::nullopt);
-  EXPECT_EQ(format_for_path("archive.md.gz"), std::nullopt);
-  EXPECT_EQ(format_for_path("Makefile"), std::nullopt);
-  EXPECT_EQ(format_for_path(".md"), std::nullopt);  // a dot file named "md", not an extension
-  EXPECT_EQ(format_for_path("dir.md/file"), std::nullopt);
+std::string detected(std::string_view name, std::string_view head) {
+  const Detection detection = detect_format(name, head);
+  return detection.format != nullptr ? std::string(detection.format->name) : "skip: " + detection.skip_reason;
+}
+
+TEST(Extract, FormatByNameAndContent) {
+  EXPECT_EQ(detected("a/notes.txt", "x"), "text");
+  EXPECT_EQ(detected("notes.TEXT", "x"), "text");
+  EXPECT_EQ(detected("README.md", "x"), "markdown");
+  EXPECT_EQ(detected("doc.Markdown", "x"), "markdown");
+  EXPECT_EQ(detected("page.html", "x"), "html");
+  EXPECT_EQ(detected("PAGE.HTM", "x"), "html");
+  EXPECT_EQ(detected("page.xhtml", "x"), "html");
+  EXPECT_EQ(detected("data.jsonl", "x"), "jsonl");
+  EXPECT_EQ(detected("data.NDJSON", "x"), "jsonl");
+  // Without a known ending the content decides: text is read, binary is not.
+  EXPECT_EQ(detected("copyright", "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n"),
+            "text");
+  EXPECT_EQ(detected("README.Debian", "caf\xE9 latin-1\n"), "text");
+  EXPECT_EQ(detected(".md", "x"), "text");  // a dot file named "md", not an ending
+  EXPECT_EQ(detected("index", "  <!DOCTYPE html><p>x"), "html");
+  EXPECT_EQ(detected("logo.png", std::string_view("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16)), "skip: binary file");
+  EXPECT_EQ(detected("notes.txt", std::string_view("a\0b", 3)), "skip: binary file");
+  EXPECT_EQ(detected("data.bin", ""), "skip: empty file");
+  EXPECT_EQ(detected("empty.txt", ""), "text");
+  // UTF-16 holds NUL bytes and is still text.
+  EXPECT_EQ(detected("u16", std::string_view("\xFF\xFEh\0i\0", 6)), "text");
 }
 
 TEST(Extract, PlainTextIsKeptAsIs) {
-  const auto doc = extract_one("  line one\r\nline  two\n\n", SourceFormat::kText, "notes.txt");
+  const auto doc = extract_one("  line one\r\nline  two\n\n", "text", "notes.txt");
   EXPECT_EQ(doc.key, "notes.txt");
   EXPECT_EQ(doc.title, "");
   EXPECT_EQ(doc.text, "  line one\r\nline  two\n\n");
@@ -58,26 +71,26 @@ TEST(Extract, PlainTextIsKeptAsIs) {
 }
 
 TEST(Extract, ByteOrderMarkIsDropped) {
-  EXPECT_EQ(extract_one("\xEF\xBB\xBFhello", SourceFormat::kText).text, "hello");
-  EXPECT_EQ(extract_one("\xEF\xBB\xBF# Title\n\nbody", SourceFormat::kMarkdown).title, "Title");
-  EXPECT_EQ(extract_one("\xEF\xBB\xBF<p>page</p>", SourceFormat::kHtml).text, "page");
-  const auto docs = extract_documents("\xEF\xBB\xBF{\"id\":\"a\",\"text\":\"t\"}\n", SourceFormat::kJsonl, "x");
+  EXPECT_EQ(extract_one("\xEF\xBB\xBFhello", "text").text, "hello");
+  EXPECT_EQ(extract_one("\xEF\xBB\xBF# Title\n\nbody", "markdown").title, "Title");
+  EXPECT_EQ(extract_one("\xEF\xBB\xBF<p>page</p>", "html").text, "page");
+  const auto docs = extract_documents("\xEF\xBB\xBF{\"id\":\"a\",\"text\":\"t\"}\n", "jsonl", "x");
   ASSERT_EQ(docs.size(), 1U);
   EXPECT_EQ(docs[0].key, "a");
 }
 
 TEST(Extract, EmptyInputs) {
-  for (const auto format : {SourceFormat::kText, SourceFormat::kMarkdown, SourceFormat::kHtml}) {
+  for (const auto format : {"text", "markdown", "html"}) {
     const auto doc = extract_one("", format, "empty");
     EXPECT_EQ(doc.key, "empty");
     EXPECT_EQ(doc.text, "");
     EXPECT_EQ(doc.title, "");
   }
-  EXPECT_EQ(extract_one(" \n\t ", SourceFormat::kHtml).text, "");
-  EXPECT_EQ(extract_one("<!-- only a comment -->", SourceFormat::kHtml).text, "");
-  EXPECT_EQ(extract_one("\n\n", SourceFormat::kMarkdown).text, "");
-  EXPECT_TRUE(extract_documents("", SourceFormat::kJsonl, "e.jsonl").empty());
-  EXPECT_TRUE(extract_documents("\n  \r\n\n", SourceFormat::kJsonl, "e.jsonl").empty());
+  EXPECT_EQ(extract_one(" \n\t ", "html").text, "");
+  EXPECT_EQ(extract_one("<!-- only a comment -->", "html").text, "");
+  EXPECT_EQ(extract_one("\n\n", "markdown").text, "");
+  EXPECT_TRUE(extract_documents("", "jsonl", "e.jsonl").empty());
+  EXPECT_TRUE(extract_documents("\n  \r\n\n", "jsonl", "e.jsonl").empty());
   std::string title = "stale";
   EXPECT_EQ(html_to_text("", &title), "");
   EXPECT_EQ(title, "");
@@ -92,7 +105,7 @@ TEST(Extract, HtmlTitleAndBlocks) {
   const auto doc = extract_one(
       "<!DOCTYPE html><html><head><title> The \n Page </title><meta charset=\"utf-8\"></head>"
       "<body><h1>Heading</h1><p>First   paragraph\nwraps.</p><div>A div</div><div>Another</div></body></html>",
-      SourceFormat::kHtml, "page.html");
+      "html", "page.html");
   EXPECT_EQ(doc.key, "page.html");
   EXPECT_EQ(doc.title, "The Page");
   EXPECT_EQ(doc.text, "Heading\n\nFirst paragraph wraps.\n\nA div\nAnother");
@@ -184,13 +197,20 @@ TEST(Extract, HtmlHonoursADeclaredCharset) {
   EXPECT_EQ(html_to_text("\xEF\xBB\xBF<meta charset=latin1><p>\xC3\xA9</p>"), "\xC3\xA9");
 }
 
-TEST(Extract, HtmlRejectsInvalidUtf8) {
-  const std::string message =
-      error_message("<p>ok</p><p>bad \xFF byte</p>", SourceFormat::kHtml, ErrorCode::kInvalidInput, "page.html");
-  EXPECT_EQ(message, "page.html: invalid UTF-8 at byte 16");
-  // A page declaring UTF-8 is held to it rather than reread as Latin-1.
-  error_message("<meta charset=utf-8><p>\xE9t\xE9</p>", SourceFormat::kHtml, ErrorCode::kInvalidInput, "p.html");
-  EXPECT_THROW(html_to_text("\xC3"), Error);
+TEST(Extract, HtmlWithoutCharsetIsReadAsWindows1252) {
+  const Extraction read = extract_file("<p>ok</p><p>bad \xFF byte \x93q\x94</p>", "page.html", "page.html");
+  ASSERT_EQ(read.documents.size(), 1U);
+  EXPECT_EQ(read.documents[0].text, "ok\n\nbad \xC3\xBF byte \xE2\x80\x9Cq\xE2\x80\x9D");
+  ASSERT_EQ(read.warnings.size(), 1U);
+  EXPECT_EQ(read.warnings[0],
+            "page.html: not valid UTF-8 (byte 16) and no charset declared: read as Windows-1252 (Latin-1)");
+  // A page declaring UTF-8 keeps its text, the bad bytes replaced, and says so.
+  const Extraction claimed = extract_file("<meta charset=utf-8><p>\xE9t\xE9</p>", "p.html", "p.html");
+  ASSERT_EQ(claimed.documents.size(), 1U);
+  EXPECT_EQ(claimed.documents[0].text, "\xEF\xBF\xBDt\xEF\xBF\xBD");
+  ASSERT_EQ(claimed.warnings.size(), 1U);
+  EXPECT_NE(claimed.warnings[0].find("declares UTF-8 but is not valid UTF-8 (byte 23)"), std::string::npos)
+      << claimed.warnings[0];
 }
 
 // --- Markdown ---------------------------------------------------------------
@@ -206,20 +226,19 @@ TEST(Extract, MarkdownInlineContent) {
 TEST(Extract, NulBecomesTheReplacementCharacterAndIsRefusedInAnId) {
   // PostgreSQL's text cannot hold U+0000: every store keeps U+FFFD in its place instead.
   const std::string text("before\0after", 12);
-  EXPECT_EQ(extract_one(text, SourceFormat::kText).text,
+  EXPECT_EQ(extract_one(text, "text").text,
             "before\xEF\xBF\xBD"
             "after");
-  const auto docs = extract_documents(R"({"id": "a", "text": "x\u0000y", "title": "t\u0000", "k": "v\u0000"})",
-                                      SourceFormat::kJsonl, "n.jsonl");
+  const auto docs =
+      extract_documents(R"({"id": "a", "text": "x\u0000y", "title": "t\u0000", "k": "v\u0000"})", "jsonl", "n.jsonl");
   ASSERT_EQ(docs.size(), 1U);
   EXPECT_EQ(docs[0].text, "x\xEF\xBF\xBDy");
   EXPECT_EQ(docs[0].title, "t\xEF\xBF\xBD");
   EXPECT_EQ(docs[0].metadata, (Metadata{{"k", "v\xEF\xBF\xBD"}}));
   // An id or a metadata name is a key: "a\u0000b" and "a\u0000c" must not both become one.
-  EXPECT_EQ(error_message(R"({"id": "a\u0000b", "text": "x"})", SourceFormat::kJsonl, ErrorCode::kParse, "n.jsonl"),
+  EXPECT_EQ(error_message(R"({"id": "a\u0000b", "text": "x"})", "jsonl", ErrorCode::kParse, "n.jsonl"),
             "n.jsonl line 1: \"id\" holds a NUL (\\u0000)");
-  EXPECT_EQ(error_message(R"({"id": "a", "text": "x", "k\u0000": "v"})", SourceFormat::kJsonl, ErrorCode::kInvalidInput,
-                          "n.jsonl"),
+  EXPECT_EQ(error_message(R"({"id": "a", "text": "x", "k\u0000": "v"})", "jsonl", ErrorCode::kInvalidInput, "n.jsonl"),
             "n.jsonl line 1: a metadata name holds a NUL (\\u0000)");
 }
 
@@ -303,14 +322,14 @@ TEST(Extract, MarkdownFrontMatter) {
       "# Heading\n"
       "\n"
       "Body.\n",
-      SourceFormat::kMarkdown, "post.md");
+      "markdown", "post.md");
   EXPECT_EQ(doc.key, "post.md");
   EXPECT_EQ(doc.title, "Front Title");
   EXPECT_EQ(doc.text, "Heading\n\nBody.");
   EXPECT_EQ(doc.metadata, (Metadata{{"author", "Ann"}, {"date", "2024-01-02"}, {"url", "http://example.com/a:b"}}));
 
   // Without a title there, the heading is the title; CRLF line endings are fine.
-  const auto crlf = extract_one("---\r\nlang: en\r\n---\r\n# Heading\r\n", SourceFormat::kMarkdown);
+  const auto crlf = extract_one("---\r\nlang: en\r\n---\r\n# Heading\r\n", "markdown");
   EXPECT_EQ(crlf.title, "Heading");
   EXPECT_EQ(crlf.text, "Heading");
   EXPECT_EQ(crlf.metadata, (Metadata{{"lang", "en"}}));
@@ -322,37 +341,49 @@ TEST(Extract, MarkdownFrontMatter) {
 
 TEST(Extract, MarkdownLeadingRuleIsNotFrontMatter) {
   // No closing line: a thematic break.
-  auto doc = extract_one("---\nkey: value\n", SourceFormat::kMarkdown);
+  auto doc = extract_one("---\nkey: value\n", "markdown");
   EXPECT_EQ(doc.text, "key: value");
   EXPECT_TRUE(doc.metadata.empty());
   // Prose between two rules is kept, not read as metadata.
-  doc = extract_one("---\nJust a sentence.\n\n---\nbody\n", SourceFormat::kMarkdown);
+  doc = extract_one("---\nJust a sentence.\n\n---\nbody\n", "markdown");
   EXPECT_EQ(doc.text, "Just a sentence.\n\nbody");
   EXPECT_TRUE(doc.metadata.empty());
   // Only at the very start.
-  doc = extract_one("text\n\n---\nk: v\n---\n", SourceFormat::kMarkdown);
+  doc = extract_one("text\n\n---\nk: v\n---\n", "markdown");
   EXPECT_TRUE(doc.metadata.empty());
 }
 
-TEST(Extract, MarkdownRejectsInvalidUtf8) {
-  EXPECT_EQ(error_message("# ok\n\nbad \xC0\xAF overlong", SourceFormat::kMarkdown, ErrorCode::kInvalidInput, "a.md"),
-            "a.md: invalid UTF-8 at byte 10");
-  // The offset counts the byte order mark.
-  EXPECT_EQ(error_message("\xEF\xBB\xBFx\xED\xA0\x80", SourceFormat::kMarkdown, ErrorCode::kInvalidInput, "b.md"),
-            "b.md: invalid UTF-8 at byte 4");
+TEST(Extract, MarkdownNotInUtf8IsReadAsWindows1252) {
+  const Extraction read = extract_file("# caf\xE9\n\nna\xEFve", "a.md", "a.md");
+  ASSERT_EQ(read.documents.size(), 1U);
+  EXPECT_EQ(read.documents[0].title, "caf\xC3\xA9");
+  EXPECT_EQ(read.documents[0].text, "caf\xC3\xA9\n\nna\xC3\xAFve");
+  ASSERT_EQ(read.warnings.size(), 1U);
+  EXPECT_EQ(read.warnings[0], "a.md: not valid UTF-8 (byte 5) and no charset declared: read as Windows-1252 (Latin-1)");
+  // The offset does not count a byte order mark.
+  EXPECT_NE(extract_file("\xEF\xBB\xBFx\xED\xA0\x80", "b.md", "b.md").warnings.at(0).find("(byte 1)"),
+            std::string::npos);
 }
 
 // --- plain text UTF-8 -------------------------------------------------------
 
-TEST(Extract, TextRejectsInvalidUtf8) {
-  EXPECT_EQ(error_message("abc\x80", SourceFormat::kText, ErrorCode::kInvalidInput, "t.txt"),
-            "t.txt: invalid UTF-8 at byte 3");
-  EXPECT_EQ(error_message("\xF4\x90\x80\x80", SourceFormat::kText, ErrorCode::kInvalidInput, "t.txt"),
-            "t.txt: invalid UTF-8 at byte 0");  // above U+10FFFF
-  EXPECT_EQ(error_message("ok \xE2\x82", SourceFormat::kText, ErrorCode::kInvalidInput, "t.txt"),
-            "t.txt: invalid UTF-8 at byte 3");  // truncated
+TEST(Extract, TextNotInUtf8IsReadAsWindows1252WithAWarning) {
+  const auto decoded = [](std::string_view bytes) {
+    Extraction read = extract_file(bytes, "t.txt", "t.txt");
+    EXPECT_EQ(read.warnings.size(), 1U);
+    return read.documents.at(0).text + "|" + (read.warnings.empty() ? "" : read.warnings[0]);
+  };
+  EXPECT_EQ(decoded("abc\x80"),
+            "abc\xE2\x82\xAC|t.txt: not valid UTF-8 (byte 3) and no charset declared: read as Windows-1252 (Latin-1)");
+  // Above U+10FFFF, and truncated: each byte its Windows-1252 character (0x90 is undefined there: U+0090).
+  EXPECT_EQ(decoded("\xF4\x90\x80\x80").substr(0, 10), "\xC3\xB4\xC2\x90\xE2\x82\xAC\xE2\x82\xAC");
+  EXPECT_EQ(decoded("ok \xE2\x82").substr(0, 8), "ok \xC3\xA2\xE2\x80\x9A");
+  // UTF-16 with a byte order mark is converted, without a warning.
+  const Extraction utf16 = extract_file(std::string_view("\xFF\xFEh\0i\0=\xD8\x00\xDE", 10), "u.txt", "u.txt");
+  EXPECT_TRUE(utf16.warnings.empty());
+  EXPECT_EQ(utf16.documents.at(0).text, "hi\xF0\x9F\x98\x80");
   // Every well-formed length passes: é, €, 😀, and the highest code point.
-  EXPECT_EQ(extract_one("\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80\xF4\x8F\xBF\xBF", SourceFormat::kText).text,
+  EXPECT_EQ(extract_one("\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80\xF4\x8F\xBF\xBF", "text").text,
             "\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80\xF4\x8F\xBF\xBF");
 }
 
@@ -366,7 +397,7 @@ TEST(Extract, JsonlRecords) {
       "\"meta\": {\"b\": 1, \"a\": null}, \"gone\": null, \"lang\": \"de\"}\r\n"
       "   \n"
       "{\"id\": -7, \"text\": \"\", \"title\": null}";
-  const auto docs = extract_documents(content, SourceFormat::kJsonl, "data.jsonl");
+  const auto docs = extract_documents(content, "jsonl", "data.jsonl");
   ASSERT_EQ(docs.size(), 3U);
   EXPECT_EQ(docs[0].key, "a");
   EXPECT_EQ(docs[0].title, "Alpha");
@@ -386,40 +417,38 @@ TEST(Extract, JsonlRecords) {
 }
 
 TEST(Extract, JsonlTextIsNotReformatted) {
-  const auto docs = extract_documents(R"({"id":"x","text":"  <p>kept</p>\n\ttabs \u00e9 \ud83d\ude00 "})",
-                                      SourceFormat::kJsonl, "d.jsonl");
+  const auto docs =
+      extract_documents(R"({"id":"x","text":"  <p>kept</p>\n\ttabs \u00e9 \ud83d\ude00 "})", "jsonl", "d.jsonl");
   ASSERT_EQ(docs.size(), 1U);
   EXPECT_EQ(docs[0].text, "  <p>kept</p>\n\ttabs \xC3\xA9 \xF0\x9F\x98\x80 ");
 }
 
 TEST(Extract, JsonlMalformedLine) {
-  const std::string message = error_message("{\"id\":\"a\",\"text\":\"t\"}\n{\"id\": \"b\", \"text\": }\n",
-                                            SourceFormat::kJsonl, ErrorCode::kParse, "in.jsonl");
+  const std::string message = error_message("{\"id\":\"a\",\"text\":\"t\"}\n{\"id\": \"b\", \"text\": }\n", "jsonl",
+                                            ErrorCode::kParse, "in.jsonl");
   EXPECT_EQ(message.rfind("in.jsonl line 2: ", 0), 0U) << message;
   EXPECT_NE(message.find("syntax error"), std::string::npos) << message;
   EXPECT_EQ(message.find("[json.exception"), std::string::npos) << message;
   // Two objects on one line are not one record.
-  error_message("{\"id\":\"a\",\"text\":\"t\"} {\"id\":\"b\",\"text\":\"u\"}", SourceFormat::kJsonl, ErrorCode::kParse);
+  error_message("{\"id\":\"a\",\"text\":\"t\"} {\"id\":\"b\",\"text\":\"u\"}", "jsonl", ErrorCode::kParse);
 }
 
 TEST(Extract, JsonlMissingOrWrongFields) {
-  EXPECT_EQ(error_message("{\"id\":\"a\"}", SourceFormat::kJsonl, ErrorCode::kParse),
-            "in.jsonl line 1: missing \"text\"");
-  EXPECT_EQ(error_message("\n{\"text\":\"t\"}", SourceFormat::kJsonl, ErrorCode::kParse),
-            "in.jsonl line 2: missing \"id\"");
-  EXPECT_EQ(error_message("{\"id\":\"a\",\"text\":5}", SourceFormat::kJsonl, ErrorCode::kParse),
+  EXPECT_EQ(error_message("{\"id\":\"a\"}", "jsonl", ErrorCode::kParse), "in.jsonl line 1: missing \"text\"");
+  EXPECT_EQ(error_message("\n{\"text\":\"t\"}", "jsonl", ErrorCode::kParse), "in.jsonl line 2: missing \"id\"");
+  EXPECT_EQ(error_message("{\"id\":\"a\",\"text\":5}", "jsonl", ErrorCode::kParse),
             "in.jsonl line 1: \"text\" must be a string");
-  EXPECT_EQ(error_message("{\"id\":\"a\",\"text\":\"t\",\"title\":[]}", SourceFormat::kJsonl, ErrorCode::kParse),
+  EXPECT_EQ(error_message("{\"id\":\"a\",\"text\":\"t\",\"title\":[]}", "jsonl", ErrorCode::kParse),
             "in.jsonl line 1: \"title\" must be a string");
-  EXPECT_EQ(error_message("[1, 2]", SourceFormat::kJsonl, ErrorCode::kParse), "in.jsonl line 1: not a JSON object");
-  EXPECT_EQ(error_message("\"text\"", SourceFormat::kJsonl, ErrorCode::kParse), "in.jsonl line 1: not a JSON object");
-  EXPECT_EQ(error_message("{\"id\":\"\",\"text\":\"t\"}", SourceFormat::kJsonl, ErrorCode::kParse),
+  EXPECT_EQ(error_message("[1, 2]", "jsonl", ErrorCode::kParse), "in.jsonl line 1: not a JSON object");
+  EXPECT_EQ(error_message("\"text\"", "jsonl", ErrorCode::kParse), "in.jsonl line 1: not a JSON object");
+  EXPECT_EQ(error_message("{\"id\":\"\",\"text\":\"t\"}", "jsonl", ErrorCode::kParse),
             "in.jsonl line 1: \"id\" is empty");
 }
 
 TEST(Extract, JsonlBadIdType) {
   for (const char* id : {"1.5", "true", "null", "[1]", "{\"a\":1}", "1e3"}) {
-    EXPECT_EQ(error_message(std::string("{\"id\":") + id + ",\"text\":\"t\"}", SourceFormat::kJsonl, ErrorCode::kParse),
+    EXPECT_EQ(error_message(std::string("{\"id\":") + id + ",\"text\":\"t\"}", "jsonl", ErrorCode::kParse),
               "in.jsonl line 1: \"id\" must be a string or integer")
         << id;
   }
@@ -428,21 +457,20 @@ TEST(Extract, JsonlBadIdType) {
 TEST(Extract, JsonlDuplicateId) {
   EXPECT_EQ(
       error_message("{\"id\":\"a\",\"text\":\"1\"}\n{\"id\":\"b\",\"text\":\"2\"}\n\n{\"id\":\"a\",\"text\":\"3\"}\n",
-                    SourceFormat::kJsonl, ErrorCode::kParse),
+                    "jsonl", ErrorCode::kParse),
       "in.jsonl line 4: duplicate \"id\" \"a\" (first on line 1)");
   // An integer id and its decimal string name the same document.
-  EXPECT_EQ(error_message("{\"id\":7,\"text\":\"1\"}\n{\"id\":\"7\",\"text\":\"2\"}", SourceFormat::kJsonl,
-                          ErrorCode::kParse),
+  EXPECT_EQ(error_message("{\"id\":7,\"text\":\"1\"}\n{\"id\":\"7\",\"text\":\"2\"}", "jsonl", ErrorCode::kParse),
             "in.jsonl line 2: duplicate \"id\" \"7\" (first on line 1)");
 }
 
 TEST(Extract, JsonlRejectsInvalidUtf8) {
   // The offset is in the file: the second line starts at byte 22.
-  EXPECT_EQ(error_message("{\"id\":\"a\",\"text\":\"t\"}\n{\"id\":\"b\",\"text\":\"\xFE\"}", SourceFormat::kJsonl,
+  EXPECT_EQ(error_message("{\"id\":\"a\",\"text\":\"t\"}\n{\"id\":\"b\",\"text\":\"\xFE\"}", "jsonl",
                           ErrorCode::kInvalidInput),
             "in.jsonl line 2: invalid UTF-8 at byte 40");
   // A lone surrogate escape is not text either; nlohmann refuses it while parsing.
-  error_message(R"({"id":"a","text":"\ud800"})", SourceFormat::kJsonl, ErrorCode::kParse);
+  error_message(R"({"id":"a","text":"\ud800"})", "jsonl", ErrorCode::kParse);
 }
 
 }  // namespace

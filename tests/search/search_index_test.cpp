@@ -58,7 +58,9 @@ class SearchIndexTest : public ::testing::Test {
     write(docs_.path() / "records.jsonl",
           "{\"id\": \"r1\", \"text\": \"Rivers carry sediment to the sea.\", \"lang\": \"en\"}\n"
           "{\"id\": \"r2\", \"text\": \"Les rivieres portent des sediments.\", \"lang\": \"fr\"}\n");
-    write(docs_.path() / "ignored.bin", "binary");
+    write(docs_.path() / "ignored.bin", std::string("\x7f"
+                                                    "ELF\x02\x01\x01\0\0\0",
+                                                    10));
   }
 
   SearchIndex create(std::size_t exact_threshold = 20000) {
@@ -76,8 +78,11 @@ class SearchIndexTest : public ::testing::Test {
 TEST_F(SearchIndexTest, AddsEveryFormatAndSkipsUnchangedFiles) {
   auto index = create();
   const auto first = index.add({docs_.path()}, *embedder_);
-  EXPECT_EQ(first.files_seen, 5U);
+  EXPECT_EQ(first.files_seen, 6U);
   EXPECT_EQ(first.files_skipped, 1U);  // ignored.bin
+  EXPECT_EQ(first.skipped_by_reason, (std::map<std::string, std::size_t>{{"binary file", 1}}));
+  EXPECT_EQ(first.files_by_format,
+            (std::map<std::string, std::size_t>{{"HTML", 1}, {"JSON Lines", 1}, {"Markdown", 1}, {"plain text", 2}}));
   EXPECT_EQ(first.documents_added, 6U);
   EXPECT_TRUE(first.errors.empty());
   EXPECT_GT(first.chunks_added, 6U);  // 16-token chunks: the longer texts need two

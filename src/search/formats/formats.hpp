@@ -1,0 +1,36 @@
+#pragma once
+
+// Every file format Sieve reads, and how a file's format is decided.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "search/formats/format.hpp"
+
+namespace sieve::search {
+
+// One per file under src/search/formats/.
+extern const FileFormat kTextFormat;
+extern const FileFormat kMarkdownFormat;
+extern const FileFormat kHtmlFormat;
+extern const FileFormat kJsonlFormat;
+
+// In the order detection tries their signatures.
+const std::vector<const FileFormat*>& file_formats();
+// nullptr when no format has this name.
+const FileFormat* format_named(std::string_view name);
+// By the file name's ending alone (longest first, case-insensitive); nullptr when none matches.
+const FileFormat* format_for_name(std::string_view file_name);
+
+struct Detection {
+  const FileFormat* format = nullptr;  // nullptr: not read
+  std::string skip_reason;             // when not read: "binary file", "empty file"
+};
+
+// Decides a file's format from its name and first bytes (kSniffBytes of them): a signature in the content
+// (PDF, ZIP, gzip...) wins over a name that says text; a known ending decides among the rest; a file with
+// neither is read as text unless it looks binary.
+Detection detect_format(std::string_view file_name, std::string_view head);
+
+}  // namespace sieve::search

@@ -89,6 +89,10 @@ std::string decompress(std::string_view bytes, ExtractContext& context, const st
   const int status = archive_read_next_header(reader.get(), &entry);
   if (status == ARCHIVE_EOF) return {};
   if (status == ARCHIVE_FATAL) throw Error(ErrorCode::kParse, where + ": " + message_of(reader.get()));
+  // Without a decompression filter in use (filter 0 reads the bytes as they are), the signature lied.
+  if (archive_filter_count(reader.get()) < 2) {
+    throw Error(ErrorCode::kParse, where + ": not a valid gzip, bzip2 or xz stream");
+  }
   return read_data(reader.get(), context, where);
 }
 

@@ -54,7 +54,8 @@ struct ExtractInput {
 struct FileFormat {
   std::string_view name;   // shown in summaries: "pdf", "text", "gzip"
   std::string_view label;  // for people: "PDF", "plain text", "gzip-compressed file"
-  // Lower-case file name endings that select this format (".pdf", ".tar.gz"), checked longest first.
+  // Lower-case file name endings that select this format (".pdf", ".tar.gz"), checked longest first; an entry
+  // without a leading dot is a whole file name ("makefile").
   std::vector<std::string_view> extensions;
   // Whether the content is this format whatever the name says (magic bytes, a header line); nullptr: by name
   // only. `head` is the file's first bytes (up to kSniffBytes).

@@ -34,9 +34,20 @@ std::string file_name_of(std::string_view path) {
 const std::vector<const FileFormat*>& file_formats() {
   // Signatures are tried in this order; names are matched longest first.
   static const std::vector<const FileFormat*> formats = {
+      // Binary signatures: the specific ZIP-based formats before ZIP itself.
+      &kZipFormat,
+      &kTarFormat,
+      &kGzipFormat,
+      &kBzip2Format,
+      &kXzFormat,
+      // Text, by name or by its first line.
       &kHtmlFormat,
+      &kManFormat,
       &kMarkdownFormat,
+      &kRstFormat,
+      &kAsciiDocFormat,
       &kJsonlFormat,
+      &kSourceCodeFormat,
       &kTextFormat,
   };
   return formats;
@@ -55,8 +66,11 @@ const FileFormat* format_for_name(std::string_view file_name) {
   std::size_t best_length = 0;
   for (const FileFormat* format : file_formats()) {
     for (const std::string_view ending : format->extensions) {
-      // ".md" names a file with that ending, not a dot file called "md".
-      if (name.size() > ending.size() && name.ends_with(ending) && ending.size() > best_length) {
+      // ".md" names a file with that ending, not a dot file called "md"; an entry without a dot is a whole
+      // name ("makefile").
+      const bool matches =
+          ending.front() == '.' ? name.size() > ending.size() && name.ends_with(ending) : name == ending;
+      if (matches && ending.size() > best_length) {
         best = format;
         best_length = ending.size();
       }

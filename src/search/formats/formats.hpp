@@ -15,6 +15,15 @@ extern const FileFormat kTextFormat;
 extern const FileFormat kMarkdownFormat;
 extern const FileFormat kHtmlFormat;
 extern const FileFormat kJsonlFormat;
+extern const FileFormat kManFormat;
+extern const FileFormat kRstFormat;
+extern const FileFormat kAsciiDocFormat;
+extern const FileFormat kSourceCodeFormat;
+extern const FileFormat kGzipFormat;
+extern const FileFormat kBzip2Format;
+extern const FileFormat kXzFormat;
+extern const FileFormat kZipFormat;
+extern const FileFormat kTarFormat;
 
 // In the order detection tries their signatures.
 const std::vector<const FileFormat*>& file_formats();

@@ -55,7 +55,11 @@ TEST(Extract, FormatByNameAndContent) {
   EXPECT_EQ(detected(".md", "x"), "text");  // a dot file named "md", not an ending
   EXPECT_EQ(detected("index", "  <!DOCTYPE html><p>x"), "html");
   EXPECT_EQ(detected("logo.png", std::string_view("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16)), "skip: binary file");
-  EXPECT_EQ(detected("notes.txt", std::string_view("a\0b", 3)), "skip: binary file");
+  // A stray NUL in a file named as text is kept (as U+FFFD); without such a name it marks a binary file.
+  const std::string stray = std::string("some text") + '\0' + std::string(60, 'x');
+  EXPECT_EQ(detected("notes.txt", stray), "text");
+  EXPECT_EQ(detected("notes", stray), "skip: binary file");
+  EXPECT_EQ(detected("notes.txt", std::string_view("a\0b\0c\0", 6)), "skip: binary file");
   EXPECT_EQ(detected("data.bin", ""), "skip: empty file");
   EXPECT_EQ(detected("empty.txt", ""), "text");
   // UTF-16 holds NUL bytes and is still text.

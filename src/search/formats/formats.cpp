@@ -94,7 +94,7 @@ Detection detect_format(std::string_view file_name, std::string_view head) {
   if (by_name != nullptr) {
     // A .pdf without a PDF's signature goes to the PDF reader, which says what is wrong with it.
     if (by_name->binary) return {by_name, {}};
-    if (text::looks_binary(head)) return {nullptr, "binary file"};
+    if (text::looks_binary(head, true)) return {nullptr, "binary file"};
     return {by_name, {}};
   }
   if (text::looks_binary(head)) return {nullptr, "binary file"};

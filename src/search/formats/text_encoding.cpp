@@ -90,7 +90,7 @@ Decoded decode_text(std::string_view bytes) {
           "not valid UTF-8 (byte " + std::to_string(bad) + ") and no charset declared: read as Windows-1252 (Latin-1)"};
 }
 
-bool looks_binary(std::string_view head) {
+bool looks_binary(std::string_view head, bool named_text) {
   if (head.empty()) return false;
   if (head.size() >= 2 && ((head[0] == '\xFF' && head[1] == '\xFE') || (head[0] == '\xFE' && head[1] == '\xFF'))) {
     return false;
@@ -98,14 +98,14 @@ bool looks_binary(std::string_view head) {
   std::size_t control = 0;
   for (const char c : head) {
     const auto b = static_cast<unsigned char>(c);
-    if (b == 0) return true;
+    if (b == 0 && !named_text) return true;
     // Tab, line feed, form feed, carriage return, escape (terminal colours) and backspace (overstrike in
     // formatted manuals) occur in text.
     if (b < 0x20 && b != '\t' && b != '\n' && b != '\r' && b != '\f' && b != '\v' && b != 0x1B && b != 0x08) {
       ++control;
     }
   }
-  return control * 10 > head.size();
+  return named_text ? control * 20 > head.size() : control * 10 > head.size();
 }
 
 }  // namespace sieve::search::text

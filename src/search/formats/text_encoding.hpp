@@ -21,7 +21,9 @@ Decoded decode_text(std::string_view bytes);
 std::string windows1252_to_utf8(std::string_view bytes);
 
 // Whether the first bytes of a file are not text: a NUL byte where no UTF-16 byte order mark explains it (as
-// git and file(1) decide), or mostly control characters.
-bool looks_binary(std::string_view head);
+// git and file(1) decide), or more than one byte in ten a control character. A file whose name says it is text
+// (`named_text`) may hold a stray NUL: it is binary when more than one byte in twenty is a NUL or another
+// control character (compressed or machine data has about one in ten).
+bool looks_binary(std::string_view head, bool named_text = false);
 
 }  // namespace sieve::search::text

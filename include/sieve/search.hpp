@@ -76,6 +76,11 @@ struct IngestOptions {
   // default a link is followed only when its target lies within the paths
   // given; one pointing elsewhere is skipped and reported.
   bool follow_links = false;
+  // Glob patterns (fnmatch(3): *, ?, [...]). A pattern without "/" is matched against a file's or folder's name,
+  // one with "/" against its path below the folder given. With `include`, only files matching one of them are
+  // read; a file or folder matching an `exclude` pattern is left out (a folder with all it holds).
+  std::vector<std::string> include;
+  std::vector<std::string> exclude;
 };
 
 struct IngestReport {

@@ -25,6 +25,8 @@ struct IndexArgs {
   std::size_t batch_chunks = 256;
   std::uint64_t max_file_bytes = kDefaultMaxFileBytes;
   bool follow_links = false;
+  std::vector<std::string> include;
+  std::vector<std::string> exclude;
   bool quiet = false;
   bool json = false;
 };
@@ -107,6 +109,8 @@ int run_add(const IndexArgs& args) {
   options.commit_chunks = args.batch_chunks;
   options.max_file_bytes = args.max_file_bytes;
   options.follow_links = args.follow_links;
+  options.include = args.include;
+  options.exclude = args.exclude;
   std::optional<ProgressBar> bar;
   if (!args.quiet && isatty(STDERR_FILENO) == 1) {
     bar.emplace();
@@ -262,6 +266,16 @@ Action add_index_command(CLI::App& app) {
   add->add_flag("--follow-links", args->follow_links,
                 "Follow symbolic links in folders wherever they point (by default only to files and folders within "
                 "the paths given; others are skipped and reported)");
+  add->add_option("--include", args->include,
+                  "Read only files matching this glob (*, ?, [...]; repeatable): a pattern without / is matched "
+                  "against file names, one with / against the path below the folder given")
+      ->type_size(1)
+      ->allow_extra_args(false);
+  add->add_option("--exclude", args->exclude,
+                  "Leave out files and folders matching this glob (repeatable; as --include), e.g. --exclude "
+                  "'*.log' --exclude node_modules")
+      ->type_size(1)
+      ->allow_extra_args(false);
   add->add_flag("--quiet,-q", args->quiet, "No progress bar and no summary");
   add->add_flag("--json", args->json, "Print the summary as JSON on standard output");
 

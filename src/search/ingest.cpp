@@ -1,6 +1,7 @@
 #include "search/ingest.hpp"
 
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
@@ -38,6 +39,18 @@ struct SourceFile {
   std::string key;
   std::uint64_t bytes = 0;
 };
+
+// Whether a glob matches the name (a pattern without "/") or the path below the folder given.
+bool matches(const std::string& pattern, const fs::path& path, const fs::path& root) {
+  if (pattern.find('/') == std::string::npos) return ::fnmatch(pattern.c_str(), path.filename().c_str(), 0) == 0;
+  const std::string relative = path.lexically_relative(root).generic_string();
+  return ::fnmatch(pattern.c_str(), relative.c_str(), 0) == 0;
+}
+
+bool matches_any(const std::vector<std::string>& patterns, const fs::path& path, const fs::path& root) {
+  return std::any_of(patterns.begin(), patterns.end(),
+                     [&](const std::string& pattern) { return matches(pattern, path, root); });
+}
 
 bool hidden(const fs::path& path) {
   const std::string name = path.filename().string();
@@ -121,8 +134,10 @@ class Collector {
     for (const auto& path : paths) {
       std::error_code error;
       if (fs::is_directory(fs::status(path, error))) {
+        root_ = path;
         walk(path);
       } else {
+        root_ = path.parent_path();
         consider(path, true);
       }
     }
@@ -167,6 +182,11 @@ class Collector {
         if (hidden(path)) {
           ++report_.files_skipped;
           ++report_.skipped_by_reason["hidden (name starts with a dot)"];
+          continue;
+        }
+        if (matches_any(options_.exclude, path, root_)) {
+          ++report_.files_skipped;
+          ++report_.skipped_by_reason["excluded (--exclude)"];
           continue;
         }
         std::error_code entry_error;
@@ -242,6 +262,11 @@ class Collector {
 
   // A file named, or found in a folder (or through a link followed).
   void consider(const fs::path& path, bool named) {
+    if (!named && !options_.include.empty() && !matches_any(options_.include, path, root_)) {
+      ++report_.files_skipped;
+      ++report_.skipped_by_reason["not included (--include)"];
+      return;
+    }
     std::error_code error;
     const fs::path canonical = fs::canonical(path, error);
     if (error) {
@@ -274,6 +299,7 @@ class Collector {
   const IngestOptions& options_;
   IngestReport& report_;
   std::vector<fs::path> roots_;
+  fs::path root_;  // the path given that is being read, for patterns with "/"
   std::vector<SourceFile> files_;
   std::set<std::pair<dev_t, ino_t>> folders_seen_;
 };

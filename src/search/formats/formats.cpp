@@ -35,12 +35,15 @@ const std::vector<const FileFormat*>& file_formats() {
   // Signatures are tried in this order; names are matched longest first.
   static const std::vector<const FileFormat*> formats = {
       // Binary signatures: the specific ZIP-based formats before ZIP itself.
+      &kPdfFormat,
       &kZipFormat,
       &kTarFormat,
       &kGzipFormat,
       &kBzip2Format,
       &kXzFormat,
       // Text, by name or by its first line.
+      &kMboxFormat,
+      &kEmailFormat,
       &kHtmlFormat,
       &kManFormat,
       &kMarkdownFormat,

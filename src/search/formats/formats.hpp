@@ -24,6 +24,9 @@ extern const FileFormat kBzip2Format;
 extern const FileFormat kXzFormat;
 extern const FileFormat kZipFormat;
 extern const FileFormat kTarFormat;
+extern const FileFormat kPdfFormat;
+extern const FileFormat kMboxFormat;
+extern const FileFormat kEmailFormat;
 
 // In the order detection tries their signatures.
 const std::vector<const FileFormat*>& file_formats();

@@ -38,6 +38,7 @@ struct ExtractLimits {
   std::uint64_t max_ratio = 200;    // expanded bytes per compressed byte, beyond the first 16 MiB
   std::size_t max_members = 10000;  // files in one archive
   int max_depth = 4;                // archives within archives (and attachments within e-mail)
+  std::size_t max_cells = 5'000'000;  // spreadsheet cells with text in one file; the rest are left out
 };
 
 class ExtractContext;

@@ -36,6 +36,13 @@ const std::vector<const FileFormat*>& file_formats() {
   static const std::vector<const FileFormat*> formats = {
       // Binary signatures: the specific ZIP-based formats before ZIP itself.
       &kPdfFormat,
+      &kEpubFormat,
+      &kOdtFormat,
+      &kOdsFormat,
+      &kOdpFormat,
+      &kDocxFormat,
+      &kXlsxFormat,
+      &kPptxFormat,
       &kZipFormat,
       &kTarFormat,
       &kGzipFormat,
@@ -92,7 +99,12 @@ Detection detect_format(std::string_view file_name, std::string_view head) {
   // A container named for what it is (a .docx is a ZIP file too).
   if (by_name != nullptr && by_name->binary && by_name->sniff != nullptr && by_name->sniff(head)) return {by_name, {}};
   for (const FileFormat* format : file_formats()) {
-    if (format->binary && format->sniff != nullptr && format->sniff(head)) return {format, {}};
+    if (format->binary && format->sniff != nullptr && format->sniff(head)) {
+      // A ZIP file named as a ZIP-based format whose first 8 KiB do not show it (a large first member) goes to
+      // the reader its name says, which tells what is wrong if it is not that format after all.
+      if (format == &kZipFormat && by_name != nullptr && by_name->binary) return {by_name, {}};
+      return {format, {}};
+    }
   }
   if (by_name != nullptr) {
     // A .pdf without a PDF's signature goes to the PDF reader, which says what is wrong with it.

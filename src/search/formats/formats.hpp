@@ -27,6 +27,13 @@ extern const FileFormat kTarFormat;
 extern const FileFormat kPdfFormat;
 extern const FileFormat kMboxFormat;
 extern const FileFormat kEmailFormat;
+extern const FileFormat kEpubFormat;
+extern const FileFormat kOdtFormat;
+extern const FileFormat kOdsFormat;
+extern const FileFormat kOdpFormat;
+extern const FileFormat kDocxFormat;
+extern const FileFormat kXlsxFormat;
+extern const FileFormat kPptxFormat;
 
 // In the order detection tries their signatures.
 const std::vector<const FileFormat*>& file_formats();

@@ -81,6 +81,9 @@ struct IngestOptions {
   // read; a file or folder matching an `exclude` pattern is left out (a folder with all it holds).
   std::vector<std::string> include;
   std::vector<std::string> exclude;
+  // Files read before that no longer exist under the paths given are removed from the index (their documents
+  // with them); with keep_missing they stay.
+  bool keep_missing = false;
 };
 
 struct IngestReport {
@@ -89,7 +92,8 @@ struct IngestReport {
   std::size_t files_skipped = 0;    // not a supported format, or not read (see skipped and errors)
   std::size_t documents_added = 0;  // new or changed
   std::size_t documents_unchanged = 0;
-  std::size_t documents_removed = 0;  // gone from a re-read file
+  std::size_t documents_removed = 0;  // gone from a re-read file, or with a file that no longer exists
+  std::size_t files_removed = 0;      // read before, no longer there: removed with their documents
   std::size_t chunks_added = 0;
   std::size_t chunks_removed = 0;
   double seconds = 0;
@@ -100,6 +104,8 @@ struct IngestReport {
   // /dev, /proc, /sys named or reached through a followed link, malformed content), and members of archives
   // that could not be read ("archive!member: what").
   std::vector<std::string> errors;
+  // The files removed because they no longer exist (see files_removed).
+  std::vector<std::string> removed;
   // Files read in a way the user should know of: "path: what" (an encoding guessed, a member left out).
   std::vector<std::string> warnings;
   // Files read (unchanged ones included), by format ("plain text", "PDF", "gzip-compressed file").

@@ -25,6 +25,7 @@ struct IndexArgs {
   std::size_t batch_chunks = 256;
   std::uint64_t max_file_bytes = kDefaultMaxFileBytes;
   bool follow_links = false;
+  bool keep_missing = false;
   std::vector<std::string> include;
   std::vector<std::string> exclude;
   bool quiet = false;
@@ -109,6 +110,7 @@ int run_add(const IndexArgs& args) {
   options.commit_chunks = args.batch_chunks;
   options.max_file_bytes = args.max_file_bytes;
   options.follow_links = args.follow_links;
+  options.keep_missing = args.keep_missing;
   options.include = args.include;
   options.exclude = args.exclude;
   std::optional<ProgressBar> bar;
@@ -121,13 +123,14 @@ int run_add(const IndexArgs& args) {
   if (args.json) {
     write_stdout(ingest_report_json(report) + "\n");
   } else if (!args.quiet) {
-    std::fprintf(stderr,
-                 "sieve: %zu files (%zu unchanged, %zu skipped): %zu documents added, %zu unchanged, %zu removed; "
-                 "%zu chunks added, %zu removed in %.1fs (%.1f documents/s, %.1f chunks/s)\n",
-                 report.files_seen, report.files_unchanged, report.files_skipped, report.documents_added,
-                 report.documents_unchanged, report.documents_removed, report.chunks_added, report.chunks_removed,
-                 report.seconds, report.seconds > 0 ? static_cast<double>(report.documents_added) / report.seconds : 0,
-                 report.seconds > 0 ? static_cast<double>(report.chunks_added) / report.seconds : 0);
+    std::fprintf(
+        stderr,
+        "sieve: %zu files (%zu unchanged, %zu skipped, %zu removed): %zu documents added, %zu unchanged, %zu removed; "
+        "%zu chunks added, %zu removed in %.1fs (%.1f documents/s, %.1f chunks/s)\n",
+        report.files_seen, report.files_unchanged, report.files_skipped, report.files_removed, report.documents_added,
+        report.documents_unchanged, report.documents_removed, report.chunks_added, report.chunks_removed,
+        report.seconds, report.seconds > 0 ? static_cast<double>(report.documents_added) / report.seconds : 0,
+        report.seconds > 0 ? static_cast<double>(report.chunks_added) / report.seconds : 0);
     const auto counts = [](const std::map<std::string, std::size_t>& by) {
       std::string line;
       for (const auto& [what, count] : by) line += (line.empty() ? "" : ", ") + what + " " + std::to_string(count);
@@ -141,6 +144,9 @@ int run_add(const IndexArgs& args) {
   }
   // The lines name files: shown with their control characters escaped.
   for (const auto& line : report.skipped) std::fprintf(stderr, "sieve: skipped %s\n", escape_control(line).c_str());
+  for (const auto& line : report.removed) {
+    std::fprintf(stderr, "sieve: removed %s: no longer exists\n", escape_control(line).c_str());
+  }
   for (const auto& line : report.warnings) std::fprintf(stderr, "sieve: warning: %s\n", escape_control(line).c_str());
   for (const auto& line : report.errors) std::fprintf(stderr, "sieve: error: %s\n", escape_control(line).c_str());
   return report.errors.empty() ? 0 : 1;
@@ -276,6 +282,8 @@ Action add_index_command(CLI::App& app) {
                   "'*.log' --exclude node_modules")
       ->type_size(1)
       ->allow_extra_args(false);
+  add->add_flag("--keep-missing", args->keep_missing,
+                "Keep the documents of files read before that no longer exist (by default they are removed)");
   add->add_flag("--quiet,-q", args->quiet, "No progress bar and no summary");
   add->add_flag("--json", args->json, "Print the summary as JSON on standard output");
 

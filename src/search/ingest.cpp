@@ -456,6 +456,37 @@ class PendingWork {
   std::size_t chunks_ = 0;
 };
 
+// Removes the files read before under `paths` that no longer exist, with their documents, in one transaction.
+void remove_missing(IndexStorage& storage, const std::vector<fs::path>& paths, IngestReport& report) {
+  std::vector<std::string> missing;
+  for (const auto& path : paths) {
+    const std::string key = source_key(path);
+    std::vector<std::string> candidates = storage.sources_with_prefix(key + "/");
+    if (storage.source_hash(key)) candidates.push_back(key);
+    for (auto& candidate : candidates) {
+      struct stat info {};
+      // Only a file that is gone: one that cannot be read now (permissions, an I/O error) keeps its documents.
+      if (::lstat(candidate.c_str(), &info) != 0 && (errno == ENOENT || errno == ENOTDIR)) {
+        missing.push_back(std::move(candidate));
+      }
+    }
+  }
+  if (missing.empty()) return;
+  std::sort(missing.begin(), missing.end());
+  missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
+  auto writer = storage.begin_write();
+  for (const auto& source : missing) {
+    for (const auto& key : writer->documents_of_source(source)) {
+      report.chunks_removed += writer->remove_document(key);
+      ++report.documents_removed;
+    }
+    writer->remove_source(source);
+    ++report.files_removed;
+    report.removed.push_back(source);
+  }
+  writer->commit();
+}
+
 }  // namespace
 
 std::string source_key(const fs::path& path) {
@@ -574,6 +605,7 @@ IngestReport ingest(IndexStorage& storage, const std::vector<fs::path>& paths, c
     progress.bytes_done += file.bytes;
   }
   pending.flush();
+  if (!options.keep_missing) remove_missing(storage, paths, report);
   progress.current.clear();
   tell();
   storage.refresh_graph();

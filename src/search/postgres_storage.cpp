@@ -252,6 +252,16 @@ class PostgresStorage final : public IndexStorage {
     return std::string(found.text(0, 0));
   }
 
+  [[nodiscard]] std::vector<std::string> sources_with_prefix(std::string_view prefix) const override {
+    auto lease = reader();
+    // starts_with rather than a range of paths: what sorts between "dir/" and "dir0" depends on the collation.
+    const auto found =
+        lease.db->exec("SELECT path FROM " + table("sources") + " WHERE starts_with(path, $1)", {std::string(prefix)});
+    std::vector<std::string> paths;
+    for (int row = 0; row < found.rows(); ++row) paths.emplace_back(found.text(row, 0));
+    return paths;
+  }
+
   [[nodiscard]] std::optional<std::pair<std::string, std::string>> document(std::string_view key) const override {
     auto lease = reader();
     const auto found = lease.db->exec("SELECT content_hash, source FROM " + table("documents") + " WHERE key = $1",

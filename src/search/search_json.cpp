@@ -83,6 +83,8 @@ std::string ingest_report_json(const IngestReport& report) {
                {"documents_added", report.documents_added},
                {"documents_unchanged", report.documents_unchanged},
                {"documents_removed", report.documents_removed},
+               {"files_removed", report.files_removed},
+               {"removed", report.removed},
                {"chunks_added", report.chunks_added},
                {"chunks_removed", report.chunks_removed},
                {"seconds", report.seconds},

@@ -278,6 +278,16 @@ class SqliteStorage final : public IndexStorage {
     return statement.text(0);
   }
 
+  std::vector<std::string> sources_with_prefix(std::string_view prefix) const override {
+    auto lease = reader();
+    // substr rather than a range of paths: what sorts between "dir/" and "dir0" depends on the collation.
+    auto statement = lease.db->prepare("SELECT path FROM sources WHERE substr(path, 1, length(?1)) = ?1");
+    statement.bind(1, prefix);
+    std::vector<std::string> paths;
+    while (statement.step()) paths.push_back(statement.text(0));
+    return paths;
+  }
+
   std::optional<std::pair<std::string, std::string>> document(std::string_view key) const override {
     auto lease = reader();
     auto statement = lease.db->prepare("SELECT content_hash, source FROM documents WHERE key = ?");

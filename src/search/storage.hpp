@@ -110,6 +110,8 @@ class IndexStorage {
   [[nodiscard]] virtual const StorageConfig& config() const = 0;
   [[nodiscard]] virtual std::optional<std::string> meta(std::string_view key) const = 0;
   [[nodiscard]] virtual std::optional<std::string> source_hash(std::string_view source) const = 0;
+  // The sources (files read) whose path starts with `prefix`.
+  [[nodiscard]] virtual std::vector<std::string> sources_with_prefix(std::string_view prefix) const = 0;
   // The content hash and source of a stored document.
   [[nodiscard]] virtual std::optional<std::pair<std::string, std::string>> document(std::string_view key) const = 0;
   virtual std::unique_ptr<StorageWriter> begin_write() = 0;

@@ -153,6 +153,31 @@ def test_every_format_is_read_and_counted(tiny, corpus, tmp_path):
     assert again["errors"] == [], again
 
 
+def test_files_that_no_longer_exist_leave_the_index(tiny, tmp_path):
+    docs = tmp_path / "docs"
+    (docs / "sub").mkdir(parents=True)
+    (docs / "keep.txt").write_text("The lamp stays lit.\n")
+    (docs / "sub" / "gone.txt").write_text("The old tower fell.\n")
+    (docs / "box.zip").write_bytes(zip_of({"a.txt": b"first member\n", "b.txt": b"second member\n"}))
+    (tmp_path / "docs-sibling.txt").write_text("Outside the folder given.\n")
+    index = tmp_path / "idx"
+    add(index, "--quiet", str(docs), str(tmp_path / "docs-sibling.txt"))
+    (docs / "sub" / "gone.txt").unlink()
+    (docs / "box.zip").unlink()
+    # --keep-missing keeps them; by default they go, with every document of the archive, and are listed.
+    kept = json.loads(add(index, "--json", "--keep-missing", str(docs)).stdout)
+    assert kept["files_removed"] == 0 and len(stored(index)[0]) == 5, kept
+    result = add(index, "--json", str(docs))
+    report = json.loads(result.stdout)
+    root = docs.resolve()
+    assert report["removed"] == [str(root / "box.zip"), str(root / "sub" / "gone.txt")], report
+    assert (report["files_removed"], report["documents_removed"]) == (2, 3), report
+    # A file beside the folder whose name starts like it is not below it: it stays.
+    assert {Path(k).name for k in stored(index)[0]} == {"keep.txt", "docs-sibling.txt"}
+    # The summary line counts them; the next run has nothing to remove.
+    assert "skipped, 0 removed)" in add(index, str(docs)).stderr
+
+
 def test_include_and_exclude_pick_files(tiny, corpus, tmp_path):
     index = tmp_path / "idx"
     report = json.loads(add(index, "--json", "--include", "*.gz", "--include", "*.rst", "--exclude", "bomb*",

@@ -115,6 +115,13 @@ def test_same_chunks_and_exact_hits_as_the_sqlite_store(pg, tiny, tmp_path):
     removed = json.loads(sieve("index", "rm", "--store", pg.url_for("same"), "--json", str(docs / "doc0001.txt")).stdout)
     assert removed["documents_removed"] == 1
     assert not any(r[0].endswith("doc0001.txt") for r in rows(pg, "same"))
+    # A file deleted from the folder goes from the index at the next add (and only then: --keep-missing keeps it).
+    (docs / "doc0002.txt").unlink()
+    kept = json.loads(sieve("index", "add", "--store", pg.url_for("same"), "--json", "--keep-missing", str(docs)).stdout)
+    assert kept["files_removed"] == 0 and any(r[0].endswith("doc0002.txt") for r in rows(pg, "same"))
+    gone = json.loads(sieve("index", "add", "--store", pg.url_for("same"), "--json", str(docs)).stdout)
+    assert gone["files_removed"] == 1 and gone["removed"] == [str((docs / "doc0002.txt").resolve())], gone
+    assert not any(r[0].endswith("doc0002.txt") for r in rows(pg, "same"))
     check = json.loads(sieve("index", "check", "--store", pg.url_for("same"), "--json").stdout)
     assert check["ok"], check
     # Another model is refused; so is an index that does not exist.

@@ -360,14 +360,15 @@ class Index:
 
     def add(self, paths: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike[str]"]]], *,
             max_file_bytes: int = 256 << 20, follow_links: bool = False,
-            include: Sequence[str] = (), exclude: Sequence[str] = ()) -> dict:
+            include: Sequence[str] = (), exclude: Sequence[str] = (), keep_missing: bool = False) -> dict:
         """Reads files and folders (recursively) into the index, each file
         by its format (text, Markdown, HTML, JSONL, PDF, Office, OpenDocument,
         EPUB, e-mail, manual pages, source code, compressed files and
         archives; binary files are left out); a file already read is
         skipped unless it changed. `include` and `exclude` are glob patterns
         (a pattern without "/" matches names, one with "/" the path below
-        the folder given). Returns the report: files_seen, documents_added,
+        the folder given). Files read before that no longer exist are
+        removed with their documents unless `keep_missing`. Returns the report: files_seen, documents_added,
         chunks_added, ..., files_by_format, skipped_by_reason, skipped,
         warnings (an encoding guessed) and errors (files that could not be
         read or parsed: one larger than `max_file_bytes`, FIFOs, devices and
@@ -378,7 +379,7 @@ class Index:
             paths = [paths]
         return self._index._add([os.fspath(p) for p in paths], self.model._model,
                                 self.sparse_model._model if self.sparse_model else None, max_file_bytes, follow_links,
-                                list(include), list(exclude))
+                                list(include), list(exclude), keep_missing)
 
     def remove(self, sources_or_ids: Union[str, Sequence[str]]) -> int:
         """Removes the documents of these files (or these document ids); returns how many."""

@@ -495,12 +495,13 @@ NB_MODULE(_sieve, m) {
           "_add",
           [](PyIndex& self, const std::vector<std::filesystem::path>& paths, const sieve::Embedder& model,
              const sieve::Embedder* sparse_model, std::uint64_t max_file_bytes, bool follow_links,
-             std::vector<std::string> include, std::vector<std::string> exclude) {
+             std::vector<std::string> include, std::vector<std::string> exclude, bool keep_missing) {
             sieve::IngestOptions options;
             options.max_file_bytes = max_file_bytes;
             options.follow_links = follow_links;
             options.include = std::move(include);
             options.exclude = std::move(exclude);
+            options.keep_missing = keep_missing;
             std::string report;
             {
               nb::gil_scoped_release release;
@@ -510,7 +511,8 @@ NB_MODULE(_sieve, m) {
             return json_loads(report);
           },
           "paths"_a, "model"_a, "sparse_model"_a.none(), "max_file_bytes"_a = sieve::kDefaultMaxFileBytes,
-          "follow_links"_a = false, "include"_a = std::vector<std::string>{}, "exclude"_a = std::vector<std::string>{})
+          "follow_links"_a = false, "include"_a = std::vector<std::string>{}, "exclude"_a = std::vector<std::string>{},
+          "keep_missing"_a = false)
       .def(
           "_remove",
           [](PyIndex& self, const std::vector<std::string>& ids) {

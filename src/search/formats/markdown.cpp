@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <exception>
 #include <iterator>
+#include <limits>
 #include <map>
 
 #include "search/extract.hpp"
@@ -12,6 +13,7 @@
 #include "search/formats/html.hpp"
 #include "search/formats/text_util.hpp"
 #include "sieve/error.hpp"
+#include "tokenizer/core/unicode.hpp"
 
 namespace sieve::search {
 

@@ -173,6 +173,9 @@ struct SearchHit {
   // Byte offsets of the chunk in its document's text.
   std::size_t chunk_begin = 0;
   std::size_t chunk_end = 0;
+  // Where in the document the chunk starts: "page 3", "slide 2", "sheet Budget", "chapter 4"; "" when the
+  // document has no parts.
+  std::string section;
   std::string text;
   // Byte spans in `text` of words of the query.
   std::vector<std::pair<std::size_t, std::size_t>> matches;

@@ -156,6 +156,7 @@ int run_search(const SearchArgs& args) {
     std::snprintf(head, sizeof head, "%2zu. %.4f  ", i + 1, hit.score);
     out += head + escape_control(hit.document_id);
     if (hit.source != hit.document_id) out += "  " + escape_control(hit.source);
+    if (!hit.section.empty()) out += "  " + escape_control(hit.section) + ",";
     out += "  chunk " + std::to_string(hit.chunk_index) + " [" + std::to_string(hit.chunk_begin) + ", " +
            std::to_string(hit.chunk_end) + ")\n";
     if (!hit.title.empty()) out += "    " + escape_control(hit.title) + "\n";

@@ -31,7 +31,20 @@ namespace fs = std::filesystem;
 
 std::string document_hash(const ExtractedDocument& document) {
   nlohmann::json fields = {{"title", document.title}, {"text", document.text}, {"metadata", document.metadata}};
+  // Sections count only where there are any, so that the documents of indexes made before them keep their hash.
+  if (!document.sections.empty()) {
+    nlohmann::json sections = nlohmann::json::array();
+    for (const auto& section : document.sections) sections.push_back({section.begin, section.label});
+    fields["sections"] = std::move(sections);
+  }
   return sha256_hex(fields.dump());
+}
+
+// The label of the section (page, slide, sheet) a byte of the text lies in: the last one starting at or before it.
+std::string section_at(const std::vector<Section>& sections, std::size_t offset) {
+  const auto after = std::upper_bound(sections.begin(), sections.end(), offset,
+                                      [](std::size_t at, const Section& section) { return at < section.begin; });
+  return after == sections.begin() ? std::string() : std::prev(after)->label;
 }
 
 struct SourceFile {
@@ -582,8 +595,12 @@ IngestReport ingest(IndexStorage& storage, const std::vector<fs::path>& paths, c
           document.content_hash = content_hash;
           document.metadata = std::move(extracted.metadata);
           for (const auto& span : chunk_text(tokenizer, extracted.text, chunk_tokens, overlap)) {
-            document.chunks.push_back(
-                {span.begin, span.end, extracted.text.substr(span.begin, span.end - span.begin), {}, {}});
+            document.chunks.push_back({span.begin,
+                                       span.end,
+                                       extracted.text.substr(span.begin, span.end - span.begin),
+                                       {},
+                                       {},
+                                       section_at(extracted.sections, span.begin)});
           }
           std::string().swap(extracted.text);  // its chunks hold it now
           pending.add_document(std::move(document));

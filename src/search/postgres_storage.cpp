@@ -234,6 +234,14 @@ class PostgresStorage final : public IndexStorage {
       throw Error(ErrorCode::kUnsupported, "the index " + location_.index + " at " + location_.shown + " has schema " +
                                                *version + "; this Sieve reads " + kSchemaVersion);
     }
+    // Indexes made before chunks knew their section (page, slide, sheet) get the column, empty for their
+    // chunks until their files are read again; checked first, so that an index that has it takes no lock.
+    if (db.exec("SELECT 1 FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'chunks' AND "
+                "column_name = 'section'",
+                {schema_name()})
+            .rows() == 0) {
+      db.exec("ALTER TABLE " + table("chunks") + " ADD COLUMN IF NOT EXISTS section text NOT NULL DEFAULT ''");
+    }
     config_ = read_config(db);
   }
 
@@ -368,7 +376,8 @@ class PostgresStorage final : public IndexStorage {
     sql += "CREATE INDEX metadata_lookup ON " + s + ".document_metadata(key, value);";
     sql += "CREATE TABLE " + s + ".chunks(id bigserial PRIMARY KEY, document_id bigint NOT NULL REFERENCES " + s +
            ".documents(id) ON DELETE CASCADE, ordinal integer NOT NULL, start_byte bigint NOT NULL, end_byte "
-           "bigint NOT NULL, text text NOT NULL, words tsvector NOT NULL, word_count integer NOT NULL, embedding "
+           "bigint NOT NULL, text text NOT NULL, section text NOT NULL DEFAULT '', words tsvector NOT NULL, "
+           "word_count integer NOT NULL, embedding "
            "vector(" +
            std::to_string(dimension) + ") NOT NULL";
     if (config.sparse_model) {
@@ -435,20 +444,21 @@ void PostgresWriter::add_document(const NewDocument& document) {
               {id, key, value});
   }
   const std::string insert_dense = "INSERT INTO " + table("chunks") +
-                                   "(document_id, ordinal, start_byte, end_byte, text, words, word_count, embedding) "
-                                   "VALUES ($1, $2, $3, $4, $5, $6::tsvector, $7, $8::vector)";
+                                   "(document_id, ordinal, start_byte, end_byte, text, words, word_count, embedding, "
+                                   "section) VALUES ($1, $2, $3, $4, $5, $6::tsvector, $7, $8::vector, $9)";
   const std::string insert_sparse = "INSERT INTO " + table("chunks") +
                                     "(document_id, ordinal, start_byte, end_byte, text, words, word_count, embedding, "
-                                    "sparse, sparse_terms) VALUES ($1, $2, $3, $4, $5, $6::tsvector, $7, $8::vector, "
-                                    "$9::sparsevec, $10)";
+                                    "section, sparse, sparse_terms) VALUES ($1, $2, $3, $4, $5, $6::tsvector, $7, "
+                                    "$8::vector, $9, $10::sparsevec, $11)";
   std::int64_t total_words = 0;
   for (std::size_t i = 0; i < document.chunks.size(); ++i) {
     const auto& chunk = document.chunks[i];
     std::size_t words = 0;
     std::string tsvector = pg::tsvector_text(chunk.text, &words);
     total_words += static_cast<std::int64_t>(words);
-    std::vector<Param> params{id,         std::to_string(i),   std::to_string(chunk.begin), std::to_string(chunk.end),
-                              chunk.text, std::move(tsvector), std::to_string(words),       vector_text(chunk.vector)};
+    std::vector<Param> params{id,           std::to_string(i),   std::to_string(chunk.begin), std::to_string(chunk.end),
+                              chunk.text,   std::move(tsvector), std::to_string(words),       vector_text(chunk.vector),
+                              chunk.section};
     if (!sparse_dimension_) {
       if (!chunk.sparse.ids.empty()) {
         throw Error(ErrorCode::kInvalidArgument, "a sparse vector for an index without a sparse model");
@@ -602,7 +612,8 @@ class PostgresSnapshot final : public StorageSnapshot {
     std::vector<StoredChunk> result;
     if (ids.empty()) return result;
     const auto rows = db().exec(
-        "SELECT c.id, d.key, d.source, d.title, c.ordinal, c.start_byte, c.end_byte, c.text, d.metadata FROM " +
+        "SELECT c.id, d.key, d.source, d.title, c.ordinal, c.start_byte, c.end_byte, c.text, d.metadata, c.section "
+        "FROM " +
             table("chunks") + " c JOIN " + table("documents") +
             " d ON d.id = c.document_id WHERE c.id = ANY($1::bigint[])",
         {id_array(ids)});
@@ -622,6 +633,7 @@ class PostgresSnapshot final : public StorageSnapshot {
       chunk.end = static_cast<std::size_t>(rows.integer(r, 6));
       chunk.text = rows.text(r, 7);
       chunk.metadata = parse_metadata(rows.text(r, 8));
+      chunk.section = rows.text(r, 9);
       result.push_back(std::move(chunk));
     }
     return result;

@@ -171,6 +171,7 @@ SearchResult retrieve(const IndexStorage& storage, std::string_view query, const
     hit.title = std::move(chunk.title);
     hit.chunk_id = chunk.id;
     hit.chunk_index = chunk.ordinal;
+    hit.section = chunk.section;
     hit.chunk_begin = chunk.begin;
     hit.chunk_end = chunk.end;
     hit.matches = match_spans(chunk.text, query);

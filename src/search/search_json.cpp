@@ -35,6 +35,7 @@ std::string search_result_json(const SearchResult& result, std::string_view quer
                     {"chunk_index", hit.chunk_index},
                     {"chunk_begin", hit.chunk_begin},
                     {"chunk_end", hit.chunk_end},
+                    {"section", hit.section},
                     {"text", hit.text},
                     {"matches", matches},
                     {"metadata", metadata}});

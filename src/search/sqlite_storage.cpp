@@ -43,7 +43,7 @@ CREATE TABLE IF NOT EXISTS documents(id INTEGER PRIMARY KEY, key TEXT NOT NULL U
 CREATE INDEX IF NOT EXISTS documents_by_source ON documents(source);
 CREATE TABLE IF NOT EXISTS chunks(id INTEGER PRIMARY KEY AUTOINCREMENT, document_id INTEGER NOT NULL,
   ordinal INTEGER NOT NULL, start_byte INTEGER NOT NULL, end_byte INTEGER NOT NULL, text TEXT NOT NULL,
-  vector BLOB NOT NULL, UNIQUE(document_id, ordinal));
+  vector BLOB NOT NULL, section TEXT NOT NULL DEFAULT '', UNIQUE(document_id, ordinal));
 CREATE TABLE IF NOT EXISTS document_metadata(document_id INTEGER NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,
   PRIMARY KEY(document_id, key)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS metadata_lookup ON document_metadata(key, value);
@@ -173,13 +173,15 @@ class SqliteWriter final : public StorageWriter {
     auto insert_metadata = db_->prepare("INSERT OR REPLACE INTO document_metadata VALUES (?, ?, ?)");
     for (const auto& [key, value] : document.metadata) insert_metadata.bind(1, id).bind(2, key).bind(3, value).run();
     auto insert_chunk = db_->prepare(
-        "INSERT INTO chunks(document_id, ordinal, start_byte, end_byte, text, vector) VALUES (?, ?, ?, ?, ?, ?)");
+        "INSERT INTO chunks(document_id, ordinal, start_byte, end_byte, text, vector, section) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)");
     std::optional<Statement> insert_posting;
     if (sparse_) insert_posting.emplace(db_->prepare("INSERT INTO sparse_postings VALUES (?, ?, ?)"));
     for (std::size_t i = 0; i < document.chunks.size(); ++i) {
       const auto& chunk = document.chunks[i];
       insert_chunk.bind(1, id).bind(2, static_cast<std::int64_t>(i)).bind(3, static_cast<std::int64_t>(chunk.begin));
-      insert_chunk.bind(4, static_cast<std::int64_t>(chunk.end)).bind(5, chunk.text).bind_blob(6, chunk.vector).run();
+      insert_chunk.bind(4, static_cast<std::int64_t>(chunk.end)).bind(5, chunk.text).bind_blob(6, chunk.vector);
+      insert_chunk.bind(7, chunk.section).run();
       if (!insert_posting) {
         if (!chunk.sparse.ids.empty()) {
           throw Error(ErrorCode::kInvalidArgument, "a sparse vector for an index without a sparse model");
@@ -261,6 +263,11 @@ class SqliteStorage final : public IndexStorage {
         throw Error(ErrorCode::kUnsupported, file.string() + " has index schema " + *version + "; this Sieve reads " +
                                                  kSchemaVersion + " and " + kSparseSchemaVersion);
       }
+    }
+    // Indexes made before chunks knew their section (page, slide, sheet) get the column, empty for their
+    // chunks until their files are read again.
+    if (!db.prepare("SELECT 1 FROM pragma_table_info('chunks') WHERE name = 'section'").step()) {
+      db.exec("ALTER TABLE chunks ADD COLUMN section TEXT NOT NULL DEFAULT ''");
     }
     config_ = read_config_from(db);
   }
@@ -585,7 +592,7 @@ class SqliteSnapshot final : public StorageSnapshot {
   std::vector<StoredChunk> chunks(std::span<const std::int64_t> ids) override {
     std::vector<StoredChunk> result;
     auto statement = lease_.db->prepare(
-        "SELECT c.id, d.key, d.source, d.title, c.ordinal, c.start_byte, c.end_byte, c.text, d.metadata "
+        "SELECT c.id, d.key, d.source, d.title, c.ordinal, c.start_byte, c.end_byte, c.text, d.metadata, c.section "
         "FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id = ?");
     for (const std::int64_t id : ids) {
       statement.bind(1, id);
@@ -600,6 +607,7 @@ class SqliteSnapshot final : public StorageSnapshot {
         chunk.end = static_cast<std::size_t>(statement.integer(6));
         chunk.text = statement.text(7);
         chunk.metadata = parse_metadata(statement.text_view(8));
+        chunk.section = statement.text(9);
         result.push_back(std::move(chunk));
       }
       statement.reset();

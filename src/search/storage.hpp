@@ -27,6 +27,7 @@ struct NewChunk {
   std::string text;
   std::vector<float> vector;
   SparseVector sparse;  // empty unless the index has a sparse model
+  std::string section;  // where the chunk starts: "page 3", "slide 2", "sheet Budget"; "" for one-part documents
 };
 
 struct NewDocument {
@@ -48,6 +49,7 @@ struct StoredChunk {
   std::size_t end = 0;
   std::string text;
   Metadata metadata;
+  std::string section;
 };
 
 struct ScoredChunk {

@@ -102,7 +102,8 @@ function renderHit(hit) {
   const item = document.createElement("li");
   const title = document.createElement("h2");
   title.textContent = hit.title || hit.source.split("/").pop();
-  item.append(title, line("source", `${hit.source} · chunk ${hit.chunk_index}`));
+  const where = hit.section ? `${hit.section} · ` : "";
+  item.append(title, line("source", `${hit.source} · ${where}chunk ${hit.chunk_index}`));
   const scores = [["score", hit.score], ["vector", hit.vector_score], ["bm25", hit.bm25_score],
                   ["sparse", hit.sparse_score], ["rerank", hit.rerank_score]]
     .filter(([, v]) => v !== null && v !== undefined).map(([k, v]) => `${k} ${Number(v).toFixed(4)}`);

@@ -35,9 +35,9 @@ struct ExtractedDocument {
 // containers are refused past them (a "zip bomb"), and nesting stops.
 struct ExtractLimits {
   std::uint64_t max_expanded_bytes = std::uint64_t{256} << 20;  // everything one file expands to, together
-  std::uint64_t max_ratio = 200;    // expanded bytes per compressed byte, beyond the first 16 MiB
-  std::size_t max_members = 10000;  // files in one archive
-  int max_depth = 4;                // archives within archives (and attachments within e-mail)
+  std::uint64_t max_ratio = 200;      // expanded bytes per compressed byte, beyond the first 16 MiB
+  std::size_t max_members = 10000;    // files in one archive
+  int max_depth = 4;                  // archives within archives (and attachments within e-mail)
   std::size_t max_cells = 5'000'000;  // spreadsheet cells with text in one file; the rest are left out
 };
 

@@ -451,6 +451,32 @@ GObjectPtr<GMimeParser> parser_for(std::string_view bytes, GMimeFormat format) {
   return parser;
 }
 
+// GMime's parser takes time that grows with the square of a message's nesting (60,000 nested multiparts, 4 MB,
+// took 3.8 s), so a message declaring more MIME boundaries than any real one is refused before it is parsed.
+constexpr std::size_t kMaxBoundaries = 10000;
+
+std::size_t count_boundaries(std::string_view message) {
+  std::size_t count = 0;
+  for (std::size_t at = 0; (at = message.find("oundary=", at)) != std::string_view::npos; at += 8) {
+    if (at > 0 && (message[at - 1] == 'b' || message[at - 1] == 'B')) ++count;
+  }
+  return count;
+}
+
+// Each message of the file (a mailbox's, separated by "From " lines) within kMaxBoundaries.
+void check_boundaries(std::string_view bytes, bool mailbox) {
+  std::size_t start = 0;
+  while (start < bytes.size()) {
+    std::size_t end = mailbox ? bytes.find("\nFrom ", start) : std::string_view::npos;
+    end = end == std::string_view::npos ? bytes.size() : end + 1;
+    if (count_boundaries(bytes.substr(start, end - start)) > kMaxBoundaries) {
+      throw Error(ErrorCode::kInvalidInput, "a message declares more than " + std::to_string(kMaxBoundaries) +
+                                                " MIME boundaries (nested parts): not read");
+    }
+    start = end;
+  }
+}
+
 void extract_email(const ExtractInput& input, ExtractContext& context, std::vector<ExtractedDocument>& out) {
   if (text::trim(input.bytes).empty()) {
     ExtractedDocument empty;
@@ -458,6 +484,7 @@ void extract_email(const ExtractInput& input, ExtractContext& context, std::vect
     out.push_back(std::move(empty));
     return;
   }
+  check_boundaries(input.bytes, false);
   const GObjectPtr<GMimeParser> parser = parser_for(input.bytes, GMIME_FORMAT_MESSAGE);
   const GObjectPtr<GMimeMessage> message(g_mime_parser_construct_message(parser.get(), nullptr));
   if (!message) throw Error(ErrorCode::kParse, "not an e-mail message (no headers found)");
@@ -466,6 +493,7 @@ void extract_email(const ExtractInput& input, ExtractContext& context, std::vect
 
 void extract_mbox(const ExtractInput& input, ExtractContext& context, std::vector<ExtractedDocument>& out) {
   if (text::trim(input.bytes).empty()) return;  // an empty mailbox
+  check_boundaries(input.bytes, true);
   const GObjectPtr<GMimeParser> parser = parser_for(input.bytes, GMIME_FORMAT_MBOX);
   MessageReader reader(context, out, true);
   std::size_t number = 0;
@@ -479,8 +507,6 @@ void extract_mbox(const ExtractInput& input, ExtractContext& context, std::vecto
 
 }  // namespace email_reader
 }  // namespace
-
-// Declared in formats.hpp, which gives the constants external linkage; until those lines are there, these do.
 
 // Text-like, but GMime takes the bytes as they are: each part declares its own charset.
 const FileFormat kEmailFormat{

@@ -416,6 +416,27 @@ TEST(EmailFormat, GarbageIsAClearErrorOrPlainText) {
   }
 }
 
+TEST(EmailFormat, DeeplyNestedPartsAreRefusedBeforeParsing) {
+  // 10,001 multiparts, each inside the last: GMime would take time growing with the square of the depth.
+  std::string nested = "From: a@b.c\nSubject: deep\n";
+  for (int i = 0; i <= 10000; ++i) {
+    nested += "Content-Type: multipart/mixed; boundary=b" + std::to_string(i) + "\n\n--b" + std::to_string(i) + "\n";
+  }
+  nested += "Content-Type: text/plain\n\ninnermost\n";
+  EXPECT_EQ(error_of(kEmailFormat, nested, ErrorCode::kInvalidInput),
+            "a message declares more than 10000 MIME boundaries (nested parts): not read");
+  EXPECT_EQ(error_of(kMboxFormat, "From x Thu May  2 10:00:00 2024\n" + nested, ErrorCode::kInvalidInput),
+            "a message declares more than 10000 MIME boundaries (nested parts): not read");
+  // A mailbox of many messages with a boundary each is not one deep message.
+  std::string mailbox;
+  for (int i = 0; i < 10001; ++i) {
+    mailbox +=
+        "From x Thu May  2 10:00:00 2024\nFrom: a@b.c\nContent-Type: multipart/mixed; boundary=m\n\n--m\n"
+        "Content-Type: text/plain\n\nhello\n--m--\n\n";
+  }
+  EXPECT_EQ(read(kMboxFormat, mailbox, "/m/box.mbox").documents.size(), 10001U);
+}
+
 }  // namespace email_test
 }  // namespace
 }  // namespace sieve::search

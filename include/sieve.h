@@ -417,6 +417,9 @@ typedef struct sieve_search_hit {
   const size_t* matches;
   size_t match_count;
   const char* metadata_json; /* the document's metadata, a JSON object of strings */
+  /* Where in the document the chunk starts: "page 3", "slide 2", "sheet Budget", "chapter 4"; empty when the
+     document has no parts. */
+  sieve_text section;
 } sieve_search_hit;
 
 /* Number of hits, best first; 0 for NULL. */

@@ -77,9 +77,11 @@ type SearchHit struct {
 	ChunkID     int64    `json:"chunk_id"`
 	ChunkIndex  int      `json:"chunk_index"`
 	// Byte offsets of the chunk in its document's text.
-	ChunkBegin int    `json:"chunk_begin"`
-	ChunkEnd   int    `json:"chunk_end"`
-	Text       string `json:"text"`
+	ChunkBegin int `json:"chunk_begin"`
+	ChunkEnd   int `json:"chunk_end"`
+	// Where the chunk starts: "page 3", "slide 2", "sheet Budget"; "" when the document has no parts.
+	Section string `json:"section"`
+	Text    string `json:"text"`
 	// Byte spans [begin, end) in Text of words of the query.
 	Matches  [][2]int          `json:"matches"`
 	Metadata map[string]string `json:"metadata"`
@@ -286,6 +288,7 @@ func copyHits(results *C.sieve_search_results) ([]SearchHit, error) {
 		hit.ChunkIndex = int(ch.chunk_index)
 		hit.ChunkBegin = int(ch.chunk_begin)
 		hit.ChunkEnd = int(ch.chunk_end)
+		hit.Section = goText(ch.section)
 		if ch.match_count > 0 {
 			spans := unsafe.Slice((*C.size_t)(unsafe.Pointer(ch.matches)), 2*int(ch.match_count))
 			hit.Matches = make([][2]int, int(ch.match_count))

@@ -249,6 +249,7 @@ sieve_status* sieve_search_results_get(const sieve_search_results* results, size
     result.matches = spans.empty() ? nullptr : spans.data();
     result.match_count = spans.size() / 2;
     result.metadata_json = results->metadata_json[index].c_str();
+    result.section = sieve::capi::text_of(hit.section);
     sieve::capi::write_versioned(out, &result, sizeof result, kFunction, "sieve_search_hit");
   });
 }

@@ -753,7 +753,7 @@ class SearchHit(ctypes.Structure):
                 ("bm25_score", ctypes.c_double), ("rerank_score", ctypes.c_double), ("document_id", Text),
                 ("source", Text), ("title", Text), ("text", Text), ("chunk_id", c_int64), ("chunk_index", c_size_t),
                 ("chunk_begin", c_size_t), ("chunk_end", c_size_t), ("matches", POINTER(c_size_t)),
-                ("match_count", c_size_t), ("metadata_json", c_char_p)]
+                ("match_count", c_size_t), ("metadata_json", c_char_p), ("section", Text)]
 
 
 SEARCH_SIGNATURES = {
@@ -832,7 +832,7 @@ class Search:
                     "document_id": text_bytes(hit.document_id).decode(), "source": text_bytes(hit.source).decode(),
                     "title": text_bytes(hit.title).decode(), "chunk_id": hit.chunk_id,
                     "chunk_index": hit.chunk_index, "chunk_begin": hit.chunk_begin, "chunk_end": hit.chunk_end,
-                    "text": text_bytes(hit.text).decode(),
+                    "section": text_bytes(hit.section).decode(), "text": text_bytes(hit.text).decode(),
                     "matches": [[hit.matches[2 * m], hit.matches[2 * m + 1]] for m in range(hit.match_count)],
                     "metadata": json.loads(hit.metadata_json)})
             whole = json.loads(self.string(self.lib.sieve_search_results_json, results))

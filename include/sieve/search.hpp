@@ -182,6 +182,36 @@ struct SearchHit {
   std::vector<std::pair<std::string, std::string>> metadata;
 };
 
+// One stored document's text as it was indexed (from its chunks), or a
+// span of it.
+struct DocumentView {
+  std::string id;
+  std::string source;
+  std::string title;
+  std::vector<std::pair<std::string, std::string>> metadata;
+  // The text of [begin, end) in bytes; end is at most `length`. Runs of
+  // whitespace that fell between chunks are given as one space.
+  std::string text;
+  std::size_t begin = 0;
+  std::size_t end = 0;
+  // The byte length of the whole indexed text.
+  std::size_t length = 0;
+  std::size_t chunks = 0;
+  // Where each part of the document starts (byte offset, "page 2"...), in order.
+  std::vector<std::pair<std::size_t, std::string>> sections;
+};
+
+struct DocumentListing {
+  struct Entry {
+    std::string id;
+    std::string source;
+    std::string title;
+  };
+  std::vector<Entry> documents;
+  // Give it as `after` for the next page; "" when there is none.
+  std::string next;
+};
+
 struct SearchResult {
   std::vector<SearchHit> hits;
   bool used_ann = false;  // the graph answered (else: exact)
@@ -223,6 +253,14 @@ class SearchIndex {
   // Removes the documents of these files (or document ids); returns how many.
   std::size_t remove(const std::vector<std::string>& sources_or_ids);
 
+  // The document with this id (a search hit's document_id), its text cut to
+  // the byte span [begin, end) (moved back to the nearest character
+  // boundaries); nullopt when there is no such document.
+  [[nodiscard]] std::optional<DocumentView> document(std::string_view id, std::size_t begin = 0,
+                                                     std::size_t end = static_cast<std::size_t>(-1)) const;
+  // Up to `limit` documents whose ids sort after `after` (byte order).
+  [[nodiscard]] DocumentListing documents(std::string_view after, std::size_t limit) const;
+
   [[nodiscard]] IndexStats stats() const;
   [[nodiscard]] CheckReport check() const;
 
@@ -255,6 +293,9 @@ namespace sieve {
 // "chunk_index", "chunk_begin", "chunk_end", "text", "matches", "metadata"}]}.
 std::string search_result_json(const SearchResult& result, std::string_view query, SearchMode mode);
 std::string index_stats_json(const IndexStats& stats);
+// {"id", "source", "title", "metadata", "begin", "end", "length", "chunks",
+// "sections": [{"begin", "name"}], "text"}.
+std::string document_json(const DocumentView& document);
 std::string ingest_report_json(const IngestReport& report);
 std::string check_report_json(const CheckReport& report);
 

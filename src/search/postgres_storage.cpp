@@ -639,6 +639,42 @@ class PostgresSnapshot final : public StorageSnapshot {
     return result;
   }
 
+  std::vector<StoredChunk> document_chunks(std::string_view key) override {
+    std::vector<StoredChunk> result;
+    const auto rows = db().exec(
+        "SELECT c.id, d.key, d.source, d.title, c.ordinal, c.start_byte, c.end_byte, c.text, d.metadata, c.section "
+        "FROM " +
+            table("documents") + " d JOIN " + table("chunks") +
+            " c ON c.document_id = d.id WHERE d.key = $1 ORDER BY c.ordinal",
+        {std::string(key)});
+    for (int r = 0; r < rows.rows(); ++r) {
+      StoredChunk chunk;
+      chunk.id = rows.integer(r, 0);
+      chunk.document_key = rows.text(r, 1);
+      chunk.source = rows.text(r, 2);
+      chunk.title = rows.text(r, 3);
+      chunk.ordinal = static_cast<std::size_t>(rows.integer(r, 4));
+      chunk.begin = static_cast<std::size_t>(rows.integer(r, 5));
+      chunk.end = static_cast<std::size_t>(rows.integer(r, 6));
+      chunk.text = rows.text(r, 7);
+      chunk.metadata = parse_metadata(rows.text(r, 8));
+      chunk.section = rows.text(r, 9);
+      result.push_back(std::move(chunk));
+    }
+    return result;
+  }
+
+  std::vector<DocumentSummary> documents_after(std::string_view after, std::size_t limit) override {
+    std::vector<DocumentSummary> result;
+    // Byte order whatever the database's collation, as SQLite orders keys.
+    const auto rows = db().exec("SELECT key, source, title FROM " + table("documents") +
+                                    " WHERE key COLLATE \"C\" > $1 ORDER BY key COLLATE \"C\" LIMIT $2",
+                                {std::string(after), std::to_string(limit)});
+    for (int r = 0; r < rows.rows(); ++r)
+      result.push_back({std::string(rows.text(r, 0)), std::string(rows.text(r, 1)), std::string(rows.text(r, 2))});
+    return result;
+  }
+
  private:
   Connection& db() { return *lease_.db; }
   [[nodiscard]] std::string table(std::string_view name) const { return storage_->table(name); }

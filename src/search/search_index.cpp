@@ -291,6 +291,57 @@ std::size_t SearchIndex::remove(const std::vector<std::string>& sources_or_ids) 
   return search::remove_documents(*impl_->storage, sources_or_ids);
 }
 
+std::optional<DocumentView> SearchIndex::document(std::string_view id, std::size_t begin, std::size_t end) const {
+  const auto chunks = impl_->storage->snapshot()->document_chunks(id);
+  if (chunks.empty()) return std::nullopt;
+  DocumentView view;
+  view.id = chunks.front().document_key;
+  view.source = chunks.front().source;
+  view.title = chunks.front().title;
+  view.metadata = chunks.front().metadata;
+  view.chunks = chunks.size();
+  // Chunks overlap and cover the text but for whitespace between them:
+  // each adds what lies beyond the text so far.
+  std::string text;
+  for (const auto& chunk : chunks) {
+    if (!chunk.section.empty() && (view.sections.empty() || view.sections.back().second != chunk.section)) {
+      view.sections.emplace_back(chunk.begin, chunk.section);
+    }
+    if (chunk.end <= text.size()) continue;
+    if (chunk.begin > text.size()) {
+      if (!text.empty())
+        text.append(chunk.begin - text.size(), ' ');
+      else
+        text.append(chunk.begin, ' ');
+    }
+    const std::size_t skip = text.size() - chunk.begin;
+    if (skip < chunk.text.size()) text.append(chunk.text, skip);
+  }
+  view.length = text.size();
+  const auto boundary = [&text](std::size_t at) {
+    at = std::min(at, text.size());
+    while (at > 0 && at < text.size() && (static_cast<unsigned char>(text[at]) & 0xC0U) == 0x80U) --at;
+    return at;
+  };
+  view.begin = boundary(begin);
+  view.end = std::max(view.begin, boundary(end));
+  view.text = text.substr(view.begin, view.end - view.begin);
+  return view;
+}
+
+DocumentListing SearchIndex::documents(std::string_view after, std::size_t limit) const {
+  DocumentListing listing;
+  auto found = impl_->storage->snapshot()->documents_after(after, limit + 1);
+  if (found.size() > limit) {
+    found.resize(limit);
+    listing.next = found.back().key;
+  }
+  for (auto& document : found) {
+    listing.documents.push_back({std::move(document.key), std::move(document.source), std::move(document.title)});
+  }
+  return listing;
+}
+
 IndexStats SearchIndex::stats() const {
   return impl_->storage->stats();
 }

@@ -47,6 +47,23 @@ std::string search_result_json(const SearchResult& result, std::string_view quer
                {"hits", hits}});
 }
 
+std::string document_json(const DocumentView& document) {
+  nlohmann::json metadata = nlohmann::json::object();
+  for (const auto& [key, value] : document.metadata) metadata[key] = value;
+  nlohmann::json sections = nlohmann::json::array();
+  for (const auto& [begin, name] : document.sections) sections.push_back({{"begin", begin}, {"name", name}});
+  return dump({{"id", document.id},
+               {"source", document.source},
+               {"title", document.title},
+               {"metadata", metadata},
+               {"begin", document.begin},
+               {"end", document.end},
+               {"length", document.length},
+               {"chunks", document.chunks},
+               {"sections", sections},
+               {"text", document.text}});
+}
+
 std::string index_stats_json(const IndexStats& stats) {
   nlohmann::json sparse_model = nullptr;
   if (stats.sparse_model) {

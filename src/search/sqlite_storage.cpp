@@ -615,6 +615,37 @@ class SqliteSnapshot final : public StorageSnapshot {
     return result;
   }
 
+  std::vector<StoredChunk> document_chunks(std::string_view key) override {
+    std::vector<StoredChunk> result;
+    auto statement = lease_.db->prepare(
+        "SELECT c.id, d.key, d.source, d.title, c.ordinal, c.start_byte, c.end_byte, c.text, d.metadata, c.section "
+        "FROM documents d JOIN chunks c ON c.document_id = d.id WHERE d.key = ? ORDER BY c.ordinal");
+    statement.bind(1, key);
+    while (statement.step()) {
+      StoredChunk chunk;
+      chunk.id = statement.integer(0);
+      chunk.document_key = statement.text(1);
+      chunk.source = statement.text(2);
+      chunk.title = statement.text(3);
+      chunk.ordinal = static_cast<std::size_t>(statement.integer(4));
+      chunk.begin = static_cast<std::size_t>(statement.integer(5));
+      chunk.end = static_cast<std::size_t>(statement.integer(6));
+      chunk.text = statement.text(7);
+      chunk.metadata = parse_metadata(statement.text_view(8));
+      chunk.section = statement.text(9);
+      result.push_back(std::move(chunk));
+    }
+    return result;
+  }
+
+  std::vector<DocumentSummary> documents_after(std::string_view after, std::size_t limit) override {
+    std::vector<DocumentSummary> result;
+    auto statement = lease_.db->prepare("SELECT key, source, title FROM documents WHERE key > ? ORDER BY key LIMIT ?");
+    statement.bind(1, after).bind(2, static_cast<std::int64_t>(limit));
+    while (statement.step()) result.push_back({statement.text(0), statement.text(1), statement.text(2)});
+    return result;
+  }
+
  private:
   std::vector<ScoredChunk> exact_over(std::span<const float> query, std::size_t n,
                                       const std::vector<std::int64_t>& ids) {

@@ -52,6 +52,12 @@ struct StoredChunk {
   std::string section;
 };
 
+struct DocumentSummary {
+  std::string key;
+  std::string source;
+  std::string title;
+};
+
 struct ScoredChunk {
   std::int64_t id = 0;
   double score = 0;  // higher is better
@@ -90,6 +96,10 @@ class StorageSnapshot {
   virtual std::vector<ScoredChunk> sparse(const SparseVector& query, std::size_t n, const AllowedChunks& allowed) = 0;
   // The chunks with these ids, in that order; ids no longer stored are left out.
   virtual std::vector<StoredChunk> chunks(std::span<const std::int64_t> ids) = 0;
+  // Every chunk of one document (by its key), in order; empty when there is no such document.
+  virtual std::vector<StoredChunk> document_chunks(std::string_view key) = 0;
+  // Up to `limit` documents whose keys sort after `after` (byte order), in that order.
+  virtual std::vector<DocumentSummary> documents_after(std::string_view after, std::size_t limit) = 0;
 };
 
 struct StorageConfig {

@@ -133,6 +133,42 @@ TEST_F(SearchIndexTest, Bm25FindsWordsAndReportsSpansAndMetadata) {
   EXPECT_FALSE(hit.vector_score.has_value());
 }
 
+TEST_F(SearchIndexTest, DocumentTextIsRebuiltFromItsChunksAndCutToASpan) {
+  std::string long_text;
+  for (int i = 0; i < 40; ++i) long_text += "Sentence " + std::to_string(i) + " talks about caf\xC3\xA9s.  ";
+  long_text += "The end.";
+  write(docs_.path() / "long.txt", long_text);
+  auto index = create();
+  (void)index.add({docs_.path()}, *embedder_);
+  SearchOptions options;
+  options.mode = SearchMode::kBm25;
+  const auto hits = index.search("end", options, nullptr).hits;
+  ASSERT_FALSE(hits.empty());
+  const std::string id = hits[0].document_id;
+  const auto whole = index.document(id);
+  ASSERT_TRUE(whole.has_value());
+  EXPECT_GT(whole->chunks, 3U);
+  EXPECT_EQ(whole->text, long_text);
+  EXPECT_EQ(whole->length, long_text.size());
+  EXPECT_EQ(whole->source, (docs_.path() / "long.txt").string());
+  // A span inside the second character of "é" moves back to its first byte.
+  const std::size_t e_acute = long_text.find("\xC3\xA9");
+  const auto span = index.document(id, e_acute + 1, e_acute + 20);
+  ASSERT_TRUE(span.has_value());
+  EXPECT_EQ(span->begin, e_acute);
+  EXPECT_EQ(span->text, long_text.substr(e_acute, span->end - e_acute));
+  EXPECT_EQ(index.document(id, long_text.size() + 5)->text, "");
+  EXPECT_FALSE(index.document("no such document").has_value());
+
+  const auto first = index.documents("", 3);
+  ASSERT_EQ(first.documents.size(), 3U);
+  EXPECT_EQ(first.next, first.documents.back().id);
+  const auto rest = index.documents(first.next, 100);
+  EXPECT_EQ(first.documents.size() + rest.documents.size(), index.stats().documents);
+  EXPECT_TRUE(rest.next.empty());
+  EXPECT_LT(first.documents.back().id, rest.documents.front().id);
+}
+
 TEST_F(SearchIndexTest, HtmlTitleAndTextButNoScript) {
   auto index = create();
   (void)index.add({docs_.path()}, *embedder_);

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -218,6 +220,47 @@ struct SearchResult {
   double seconds = 0;
 };
 
+// Ends a SearchIndex::watch: request() may be called from any thread, and
+// from a signal handler.
+class WatchStop {
+ public:
+  WatchStop();
+  WatchStop(const WatchStop&) = delete;
+  WatchStop& operator=(const WatchStop&) = delete;
+  ~WatchStop();
+  void request() const noexcept;
+  [[nodiscard]] bool requested() const noexcept { return requested_.load(); }
+  // Readable once requested (for poll).
+  [[nodiscard]] int fd() const noexcept { return fd_; }
+
+ private:
+  int fd_ = -1;
+  mutable std::atomic<bool> requested_{false};
+};
+
+// One batch of changes a watch applied.
+struct WatchBatch {
+  // The paths were read whole: at start, or after changes were lost (the
+  // kernel's event queue overflowed).
+  bool rescan = false;
+  std::size_t paths = 0;          // changed files and folders the batch looked at
+  std::size_t files_changed = 0;  // files read whose content was new
+  IngestReport report;
+};
+
+struct WatchOptions {
+  // How files are read, as SearchIndex::add reads them.
+  IngestOptions ingest;
+  // A batch is applied once no change came for `settle`, or `max_delay`
+  // after its first change while changes keep coming.
+  std::chrono::milliseconds settle{500};
+  std::chrono::milliseconds max_delay{3000};
+  // Called after each batch (the start's rescan included).
+  std::function<void(const WatchBatch&)> on_batch;
+  // Folders that cannot be followed, a watched path gone.
+  std::function<void(const std::string&)> on_warning;
+};
+
 class SearchIndex {
  public:
   // Creates the folder's index for `model` (and `sparse_model`, a SPLADE
@@ -250,6 +293,14 @@ class SearchIndex {
   // An index with a sparse model needs it as `sparse`.
   IngestReport add(const std::vector<std::filesystem::path>& paths, const Embedder& embedder,
                    const IngestOptions& options = {}, const Embedder* sparse = nullptr);
+  // Keeps the index in step with `paths`: reads them as add does (what
+  // changed while no one watched), then follows their changes with inotify
+  // and applies them in batches (WatchOptions) until `stop` is requested.
+  // Holds the writer lock throughout (a second writer gets kOverloaded);
+  // each batch is crash-safe as add is. A stop during a batch ends it after
+  // the group being stored: the next watch's rescan completes it.
+  void watch(const std::vector<std::filesystem::path>& paths, const Embedder& embedder, const WatchOptions& options,
+             const WatchStop& stop, const Embedder* sparse = nullptr);
   // Removes the documents of these files (or document ids); returns how many.
   std::size_t remove(const std::vector<std::string>& sources_or_ids);
 
@@ -273,6 +324,7 @@ class SearchIndex {
  private:
   struct Impl;
   explicit SearchIndex(std::unique_ptr<Impl> impl);
+  void check_writer_models(const Embedder& embedder, const Embedder* sparse) const;
   std::unique_ptr<Impl> impl_;
 };
 

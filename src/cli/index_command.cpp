@@ -1,5 +1,7 @@
+#include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -28,6 +30,7 @@ struct IndexArgs {
   bool keep_missing = false;
   std::vector<std::string> include;
   std::vector<std::string> exclude;
+  double settle_s = 0.5;
   bool quiet = false;
   bool json = false;
 };
@@ -78,7 +81,14 @@ Embedder load_embedder(const ModelOptions& model, const std::string& path) {
   return Embedder::load(path, options);
 }
 
-int run_add(const IndexArgs& args) {
+// An index to add to, with its models: opened, or created with --model.
+struct WritableIndex {
+  std::optional<SearchIndex> index;
+  std::optional<Embedder> embedder;
+  std::optional<Embedder> sparse;
+};
+
+WritableIndex open_writable(const IndexArgs& args) {
   std::optional<SearchIndex> index;
   std::string model_path = args.model.model;
   const std::filesystem::path folder = args.index;
@@ -86,7 +96,7 @@ int run_add(const IndexArgs& args) {
     index = SearchIndex::open(folder);  // kNotFound explains that --model creates one
     model_path = index->model().path;
   }
-  const Embedder embedder = load_embedder(args.model, model_path);
+  Embedder embedder = load_embedder(args.model, model_path);
   if (!index && args.sparse_model.empty()) {
     // An existing index may have a sparse model that must be loaded too.
     try {
@@ -105,7 +115,14 @@ int run_add(const IndexArgs& args) {
     options.exact_threshold = args.exact_threshold;
     index = SearchIndex::create(folder, embedder, options, sparse ? &*sparse : nullptr);
   }
-  std::vector<std::filesystem::path> paths(args.paths.begin(), args.paths.end());
+  WritableIndex writable;
+  writable.index = std::move(index);
+  writable.embedder.emplace(std::move(embedder));
+  if (sparse) writable.sparse.emplace(std::move(*sparse));
+  return writable;
+}
+
+IngestOptions ingest_options(const IndexArgs& args) {
   IngestOptions options;
   options.commit_chunks = args.batch_chunks;
   options.max_file_bytes = args.max_file_bytes;
@@ -113,12 +130,30 @@ int run_add(const IndexArgs& args) {
   options.keep_missing = args.keep_missing;
   options.include = args.include;
   options.exclude = args.exclude;
+  return options;
+}
+
+// The lines of a report that name files: shown with their control characters escaped.
+void print_file_lines(const IngestReport& report) {
+  for (const auto& line : report.skipped) std::fprintf(stderr, "sieve: skipped %s\n", escape_control(line).c_str());
+  for (const auto& line : report.removed) {
+    std::fprintf(stderr, "sieve: removed %s: no longer exists\n", escape_control(line).c_str());
+  }
+  for (const auto& line : report.warnings) std::fprintf(stderr, "sieve: warning: %s\n", escape_control(line).c_str());
+  for (const auto& line : report.errors) std::fprintf(stderr, "sieve: error: %s\n", escape_control(line).c_str());
+}
+
+int run_add(const IndexArgs& args) {
+  WritableIndex writable = open_writable(args);
+  std::vector<std::filesystem::path> paths(args.paths.begin(), args.paths.end());
+  IngestOptions options = ingest_options(args);
   std::optional<ProgressBar> bar;
   if (!args.quiet && isatty(STDERR_FILENO) == 1) {
     bar.emplace();
     options.progress = [&bar](const IngestProgress& progress) { (*bar)(progress); };
   }
-  const IngestReport report = index->add(paths, embedder, options, sparse ? &*sparse : nullptr);
+  const IngestReport report =
+      writable.index->add(paths, *writable.embedder, options, writable.sparse ? &*writable.sparse : nullptr);
   bar.reset();
   if (args.json) {
     write_stdout(ingest_report_json(report) + "\n");
@@ -142,14 +177,96 @@ int run_add(const IndexArgs& args) {
       std::fprintf(stderr, "sieve: not read: %s\n", counts(report.skipped_by_reason).c_str());
     }
   }
-  // The lines name files: shown with their control characters escaped.
-  for (const auto& line : report.skipped) std::fprintf(stderr, "sieve: skipped %s\n", escape_control(line).c_str());
-  for (const auto& line : report.removed) {
-    std::fprintf(stderr, "sieve: removed %s: no longer exists\n", escape_control(line).c_str());
-  }
-  for (const auto& line : report.warnings) std::fprintf(stderr, "sieve: warning: %s\n", escape_control(line).c_str());
-  for (const auto& line : report.errors) std::fprintf(stderr, "sieve: error: %s\n", escape_control(line).c_str());
+  print_file_lines(report);
   return report.errors.empty() ? 0 : 1;
+}
+
+namespace watch_signals {
+
+std::atomic<const WatchStop*> stop{nullptr};
+
+extern "C" void on_signal(int /*signal*/) {
+  if (const WatchStop* watch = stop.load()) watch->request();
+}
+
+// SIGINT and SIGTERM end the watch after the group of documents being
+// stored; a second one ends the process at once (the index stays consistent).
+class StopOnSignals {
+ public:
+  explicit StopOnSignals(const WatchStop& watch) {
+    stop.store(&watch);
+    struct sigaction action {};
+    action.sa_handler = on_signal;
+    action.sa_flags = SA_RESETHAND;
+    sigemptyset(&action.sa_mask);
+    ::sigaction(SIGINT, &action, &old_int_);
+    ::sigaction(SIGTERM, &action, &old_term_);
+  }
+  StopOnSignals(const StopOnSignals&) = delete;
+  StopOnSignals& operator=(const StopOnSignals&) = delete;
+  ~StopOnSignals() {
+    ::sigaction(SIGINT, &old_int_, nullptr);
+    ::sigaction(SIGTERM, &old_term_, nullptr);
+    stop.store(nullptr);
+  }
+
+ private:
+  struct sigaction old_int_ {};
+  struct sigaction old_term_ {};
+};
+
+}  // namespace watch_signals
+
+void print_batch(const WatchBatch& batch) {
+  const IngestReport& report = batch.report;
+  const bool changed = batch.files_changed > 0 || report.files_removed > 0 || report.documents_removed > 0 ||
+                       !report.errors.empty() || !report.warnings.empty();
+  if (!batch.rescan && !changed) return;  // a temporary file come and gone, a file saved unchanged
+  std::fprintf(stderr,
+               "sieve: %s: %zu files added or changed, %zu removed (%zu unchanged, %zu skipped); %zu documents "
+               "added, %zu removed; %zu chunks added, %zu removed in %.1fs\n",
+               batch.rescan ? "rescan" : "changes", batch.files_changed, report.files_removed, report.files_unchanged,
+               report.files_skipped, report.documents_added, report.documents_removed, report.chunks_added,
+               report.chunks_removed, report.seconds);
+}
+
+int run_watch(const IndexArgs& args) {
+  WritableIndex writable = open_writable(args);
+  std::vector<std::filesystem::path> paths(args.paths.begin(), args.paths.end());
+  WatchOptions options;
+  options.ingest = ingest_options(args);
+  options.settle = std::chrono::milliseconds(static_cast<std::int64_t>(args.settle_s * 1000));
+  options.max_delay = std::max(options.settle, std::chrono::milliseconds(3000));
+  bool started = false;
+  bool errors = false;
+  options.on_batch = [&](const WatchBatch& batch) {
+    errors = errors || !batch.report.errors.empty();
+    if (args.json) {
+      write_stdout("{\"rescan\": " + std::string(batch.rescan ? "true" : "false") + ", \"paths\": " +
+                   std::to_string(batch.paths) + ", \"files_changed\": " + std::to_string(batch.files_changed) +
+                   ", \"report\": " + ingest_report_json(batch.report) + "}\n");
+    } else if (!args.quiet) {
+      print_batch(batch);
+    }
+    print_file_lines(batch.report);
+    if (!started) {
+      started = true;
+      if (!args.quiet) {
+        std::fprintf(stderr, "sieve: watching %zu path%s for changes (SIGINT or SIGTERM stops)\n", paths.size(),
+                     paths.size() == 1 ? "" : "s");
+      }
+    }
+    std::fflush(stderr);
+  };
+  options.on_warning = [](const std::string& line) {
+    std::fprintf(stderr, "sieve: warning: %s\n", escape_control(line).c_str());
+    std::fflush(stderr);
+  };
+  const WatchStop stop;
+  const watch_signals::StopOnSignals signals(stop);
+  writable.index->watch(paths, *writable.embedder, options, stop, writable.sparse ? &*writable.sparse : nullptr);
+  if (!args.quiet) std::fprintf(stderr, "sieve: stopped watching\n");
+  return errors ? 1 : 0;
 }
 
 int run_create(const IndexArgs& args) {
@@ -247,6 +364,34 @@ void add_create_options(CLI::App& command, IndexArgs& args) {
       ->check(CLI::NonNegativeNumber);
 }
 
+// How files are read (add's and watch's).
+void add_ingest_options(CLI::App& command, IndexArgs& args) {
+  command.add_option("--batch-chunks", args.batch_chunks, "Chunks embedded and committed together (default 256)")
+      ->check(CLI::PositiveNumber);
+  command
+      .add_option("--max-file-bytes", args.max_file_bytes,
+                  "Largest file read, in bytes (default 268435456, 256 MiB): a larger one is an error naming it, and "
+                  "the other files still go in")
+      ->check(CLI::PositiveNumber);
+  command.add_flag("--follow-links", args.follow_links,
+                   "Follow symbolic links in folders wherever they point (by default only to files and folders within "
+                   "the paths given; others are skipped and reported)");
+  command
+      .add_option("--include", args.include,
+                  "Read only files matching this glob (*, ?, [...]; repeatable): a pattern without / is matched "
+                  "against file names, one with / against the path below the folder given")
+      ->type_size(1)
+      ->allow_extra_args(false);
+  command
+      .add_option("--exclude", args.exclude,
+                  "Leave out files and folders matching this glob (repeatable; as --include), e.g. --exclude "
+                  "'*.log' --exclude node_modules")
+      ->type_size(1)
+      ->allow_extra_args(false);
+  command.add_flag("--keep-missing", args.keep_missing,
+                   "Keep the documents of files read before that no longer exist (by default they are removed)");
+}
+
 }  // namespace
 
 Action add_index_command(CLI::App& app) {
@@ -263,29 +408,28 @@ Action add_index_command(CLI::App& app) {
   add_index_location(*add, args->index, "Index folder (created with --model if new)");
   add_create_options(*add, *args);
   add->add_option("paths", args->paths, "Files and folders to index")->required();
-  add->add_option("--batch-chunks", args->batch_chunks, "Chunks embedded and committed together (default 256)")
-      ->check(CLI::PositiveNumber);
-  add->add_option("--max-file-bytes", args->max_file_bytes,
-                  "Largest file read, in bytes (default 268435456, 256 MiB): a larger one is an error naming it, and "
-                  "the other files still go in")
-      ->check(CLI::PositiveNumber);
-  add->add_flag("--follow-links", args->follow_links,
-                "Follow symbolic links in folders wherever they point (by default only to files and folders within "
-                "the paths given; others are skipped and reported)");
-  add->add_option("--include", args->include,
-                  "Read only files matching this glob (*, ?, [...]; repeatable): a pattern without / is matched "
-                  "against file names, one with / against the path below the folder given")
-      ->type_size(1)
-      ->allow_extra_args(false);
-  add->add_option("--exclude", args->exclude,
-                  "Leave out files and folders matching this glob (repeatable; as --include), e.g. --exclude "
-                  "'*.log' --exclude node_modules")
-      ->type_size(1)
-      ->allow_extra_args(false);
-  add->add_flag("--keep-missing", args->keep_missing,
-                "Keep the documents of files read before that no longer exist (by default they are removed)");
+  add_ingest_options(*add, *args);
   add->add_flag("--quiet,-q", args->quiet, "No progress bar and no summary");
   add->add_flag("--json", args->json, "Print the summary as JSON on standard output");
+
+  auto* watch = index->add_subcommand(
+      "watch",
+      "Keep an index in step with files and folders: read them as add does, then follow their changes (new, "
+      "changed, moved and deleted files and folders) and apply them within seconds, until SIGINT or SIGTERM");
+  add_examples(*watch, {"sieve index watch --index notes.idx --model models/all-MiniLM-L6-v2 notes/"});
+  add_index_location(*watch, args->index, "Index folder (created with --model if new)");
+  add_create_options(*watch, *args);
+  watch->add_option("paths", args->paths, "Files and folders to follow")->required();
+  add_ingest_options(*watch, *args);
+  watch
+      ->add_option("--settle", args->settle_s,
+                   "Seconds without a change before the changes are applied (default 0.5; while changes keep "
+                   "coming, they are applied at least every 3 seconds)")
+      ->check(CLI::Range(0.01, 60.0));
+  watch->add_flag("--quiet,-q", args->quiet, "No line per batch of changes");
+  watch->add_flag("--json", args->json,
+                  "Print a JSON line per batch on standard output: {\"rescan\", \"paths\", \"files_changed\", "
+                  "\"report\"} (report: as index add --json)");
 
   auto* create =
       index->add_subcommand("create", "Create an empty index for a model (sieve index add also creates one)");
@@ -308,9 +452,10 @@ Action add_index_command(CLI::App& app) {
   add_index_location(*check, args->index, "Index folder");
   check->add_flag("--json", args->json, "JSON output");
 
-  return [args, create, add, rm, stats, check] {
+  return [args, create, add, watch, rm, stats, check] {
     if (create->parsed()) return run_create(*args);
     if (add->parsed()) return run_add(*args);
+    if (watch->parsed()) return run_watch(*args);
     if (rm->parsed()) return run_remove(*args);
     if (stats->parsed()) return run_stats(*args);
     if (check->parsed()) return run_check(*args);

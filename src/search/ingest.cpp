@@ -154,10 +154,46 @@ class Collector {
         consider(path, true);
       }
     }
-    std::sort(files_.begin(), files_.end(), [](const auto& a, const auto& b) { return a.key < b.key; });
-    files_.erase(std::unique(files_.begin(), files_.end(), [](const auto& a, const auto& b) { return a.key == b.key; }),
-                 files_.end());
-    return std::move(files_);
+    return sorted_files();
+  }
+
+  // The files among `changed` (files and folders at or below `roots`) that a
+  // walk of the roots would read now; paths that no longer exist are passed over.
+  std::vector<SourceFile> collect_changes(const std::vector<fs::path>& roots, const std::vector<fs::path>& changed) {
+    for (const auto& root : roots) {
+      std::error_code error;
+      const fs::path canonical = fs::canonical(root, error);
+      if (!error) roots_.push_back(canonical);
+    }
+    for (const auto& path : changed) {
+      const auto root = std::find_if(roots.begin(), roots.end(), [&](const fs::path& r) { return within(path, r); });
+      if (root == roots.end()) continue;
+      std::error_code error;
+      const bool folder_root = fs::is_directory(fs::status(*root, error));
+      root_ = folder_root ? *root : root->parent_path();
+      if (!walked_to(path, *root)) continue;
+      const auto own = fs::symlink_status(path, error);
+      if (error || !fs::exists(own)) continue;  // gone: its documents go with the missing files
+      if (path == *root) {
+        if (folder_root) {
+          walk(path);
+        } else {
+          consider(path, true);
+        }
+      } else if (fs::is_symlink(own)) {
+        if (!follow_link(path)) continue;
+        if (fs::is_directory(fs::status(path, error))) {
+          walk(path, false);
+        } else {
+          consider(path, false);
+        }
+      } else if (fs::is_directory(own)) {
+        walk(path, false);
+      } else {
+        consider(path, false);
+      }
+    }
+    return sorted_files();
   }
 
  private:
@@ -172,17 +208,36 @@ class Collector {
     report_.errors.push_back(path.string() + ": " + why);
   }
 
-  // A folder given, and the folders below it, depth first without recursion.
-  void walk(const fs::path& root) {
+  std::vector<SourceFile> sorted_files() {
+    std::sort(files_.begin(), files_.end(), [](const auto& a, const auto& b) { return a.key < b.key; });
+    files_.erase(std::unique(files_.begin(), files_.end(), [](const auto& a, const auto& b) { return a.key == b.key; }),
+                 files_.end());
+    return std::move(files_);
+  }
+
+  // Whether a walk from `root` reaches `path`: no folder on the way, nor the path itself, is hidden or excluded.
+  bool walked_to(const fs::path& path, const fs::path& root) const {
+    fs::path at = root;
+    for (const auto& part : path.lexically_relative(root)) {
+      if (part.empty() || part == ".") continue;
+      at /= part;
+      if (hidden(at) || matches_any(options_.exclude, at, root_)) return false;
+    }
+    return true;
+  }
+
+  // A folder given (or, with `given` false, one found below it), and the
+  // folders below it, depth first without recursion.
+  void walk(const fs::path& root, bool given = true) {
     std::vector<fs::path> pending{root};
     while (!pending.empty()) {
       const fs::path folder = std::move(pending.back());
       pending.pop_back();
-      if (!enter_folder(folder, folder == root)) continue;
+      if (!enter_folder(folder, given && folder == root)) continue;
       std::error_code error;
       fs::directory_iterator it(folder, fs::directory_options::skip_permission_denied, error);
       if (error) {
-        if (folder == root) {
+        if (given && folder == root) {
           throw Error(ErrorCode::kRuntime, "cannot read folder " + folder.string() + ": " + error.message());
         }
         skip(folder, "folder not readable", "cannot read the folder: " + error.message());
@@ -509,11 +564,11 @@ std::string source_key(const fs::path& path) {
   return absolute.string();
 }
 
-IngestReport ingest(IndexStorage& storage, const std::vector<fs::path>& paths, const Embedder& embedder,
-                    const IngestOptions& options, const Embedder* sparse) {
-  const auto started = std::chrono::steady_clock::now();
-  IngestReport report;
-  const auto files = Collector(options, report).collect(paths);
+namespace {
+
+// Reads, chunks, embeds and stores the files found; then removes the missing files under `paths`.
+void read_files(IndexStorage& storage, const std::vector<SourceFile>& files, const std::vector<fs::path>& paths,
+                const Embedder& embedder, const IngestOptions& options, const Embedder* sparse, IngestReport& report) {
   const auto& config = storage.config();
   // The chunker sees whole documents: no truncation, no padding.
   Tokenizer tokenizer = Tokenizer::from_file(embedder.info().folder / "tokenizer.json");
@@ -612,7 +667,8 @@ IngestReport ingest(IndexStorage& storage, const std::vector<fs::path>& paths, c
         pending.finish_source(file.key, hash, content_bytes, std::move(keys));
       }
     } catch (const Error& e) {
-      if (e.code() == ErrorCode::kRuntime || e.code() == ErrorCode::kOverloaded) throw;
+      if (e.code() == ErrorCode::kRuntime || e.code() == ErrorCode::kOverloaded || e.code() == ErrorCode::kCancelled)
+        throw;
       ++report.skipped_by_reason["could not be read"];
       // Extraction errors name the file already.
       const std::string what = e.what();
@@ -626,6 +682,27 @@ IngestReport ingest(IndexStorage& storage, const std::vector<fs::path>& paths, c
   progress.current.clear();
   tell();
   storage.refresh_graph();
+}
+
+}  // namespace
+
+IngestReport ingest(IndexStorage& storage, const std::vector<fs::path>& paths, const Embedder& embedder,
+                    const IngestOptions& options, const Embedder* sparse) {
+  const auto started = std::chrono::steady_clock::now();
+  IngestReport report;
+  const auto files = Collector(options, report).collect(paths);
+  read_files(storage, files, paths, embedder, options, sparse, report);
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return report;
+}
+
+IngestReport ingest_changes(IndexStorage& storage, const std::vector<fs::path>& roots,
+                            const std::vector<fs::path>& changed, const Embedder& embedder,
+                            const IngestOptions& options, const Embedder* sparse) {
+  const auto started = std::chrono::steady_clock::now();
+  IngestReport report;
+  const auto files = Collector(options, report).collect_changes(roots, changed);
+  read_files(storage, files, changed, embedder, options, sparse, report);
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return report;
 }

@@ -17,6 +17,14 @@ namespace sieve::search {
 IngestReport ingest(IndexStorage& storage, const std::vector<std::filesystem::path>& paths, const Embedder& embedder,
                     const IngestOptions& options, const Embedder* sparse = nullptr);
 
+// What `ingest` of `roots` would do for the files and folders in `changed`
+// (at or below the roots, as a walk of them names them: hidden, excluded
+// and not included files are left out): reads those that exist, and removes
+// the documents of files read before at or below those that no longer do.
+IngestReport ingest_changes(IndexStorage& storage, const std::vector<std::filesystem::path>& roots,
+                            const std::vector<std::filesystem::path>& changed, const Embedder& embedder,
+                            const IngestOptions& options, const Embedder* sparse = nullptr);
+
 // Removes sources (files, by path) or documents (by id); returns documents removed.
 std::size_t remove_documents(IndexStorage& storage, const std::vector<std::string>& sources_or_ids);
 

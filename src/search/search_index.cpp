@@ -10,6 +10,7 @@
 #include "search/ingest.hpp"
 #include "search/retrieval.hpp"
 #include "search/storage.hpp"
+#include "search/watcher.hpp"
 #include "sieve/error.hpp"
 #include "sieve/search.hpp"
 
@@ -272,8 +273,7 @@ void SearchIndex::check_sparse_model(const Embedder& embedder) const {
                    *recorded, info, true);
 }
 
-IngestReport SearchIndex::add(const std::vector<fs::path>& paths, const Embedder& embedder,
-                              const IngestOptions& options, const Embedder* sparse) {
+void SearchIndex::check_writer_models(const Embedder& embedder, const Embedder* sparse) const {
   check_model(embedder);
   if (sparse) {
     check_sparse_model(*sparse);
@@ -282,8 +282,19 @@ IngestReport SearchIndex::add(const std::vector<fs::path>& paths, const Embedder
                                                  " also stores sparse vectors: adding to it needs its sparse model " +
                                                  recorded->name + " (" + recorded->path + ")");
   }
+}
+
+IngestReport SearchIndex::add(const std::vector<fs::path>& paths, const Embedder& embedder,
+                              const IngestOptions& options, const Embedder* sparse) {
+  check_writer_models(embedder, sparse);
   const auto lock = impl_->storage->lock_writers();
   return search::ingest(*impl_->storage, paths, embedder, options, sparse);
+}
+
+void SearchIndex::watch(const std::vector<fs::path>& paths, const Embedder& embedder, const WatchOptions& options,
+                        const WatchStop& stop, const Embedder* sparse) {
+  check_writer_models(embedder, sparse);
+  search::watch(*impl_->storage, paths, embedder, options, stop, sparse);
 }
 
 std::size_t SearchIndex::remove(const std::vector<std::string>& sources_or_ids) {

@@ -4,6 +4,7 @@
 #include "cli/commands.hpp"
 #include "server/served_indexes.hpp"
 #include "server/server.hpp"
+#include "server/watched_indexes.hpp"
 
 namespace sieve::cli {
 
@@ -13,7 +14,8 @@ Action add_serve_command(CLI::App& app) {
   add_examples(
       *command,
       {"sieve serve --models models --port 8080",
-       "sieve serve --models models --model all-MiniLM-L6-v2 --index notes=notes.idx --host 0.0.0.0 --port 8080"});
+       "sieve serve --models models --model all-MiniLM-L6-v2 --index notes=notes.idx --host 0.0.0.0 --port 8080",
+       "sieve serve --models models --index notes=notes.idx --watch notes=notes/"});
   struct Args {
     ModelOptions model;
     server::ServerOptions server;
@@ -27,6 +29,7 @@ Action add_serve_command(CLI::App& app) {
     double idle_timeout_s = 5;
     std::string api_key_file;
     std::vector<std::string> indexes;
+    std::vector<std::string> watches;
   };
   auto args = std::make_shared<Args>();
   auto& s = args->server;
@@ -35,6 +38,9 @@ Action add_serve_command(CLI::App& app) {
   command->add_option("--model", s.models, "Serve only this model (repeatable; default: every model under the root)");
   command->add_option("--index", args->indexes,
                       "Serve a search index (sieve index add) as NAME=DIR for POST /v1/search (repeatable)");
+  command->add_option("--watch", args->watches,
+                      "Keep a served index in step with a file or folder (as sieve index watch) while serving: "
+                      "NAME=PATH for the index NAME, or PATH when one index is served (repeatable)");
   command->add_option("--host", s.host, "Address to listen on (default 127.0.0.1: this machine only)");
   command->add_option("--port", s.port, "Port (0: any free port, logged)")->check(CLI::Range(0, 65535));
   add_runtime_options(*command, args->model);
@@ -117,6 +123,10 @@ Action add_serve_command(CLI::App& app) {
     if (!args->api_key_file.empty()) o.api_key_file = args->api_key_file;
     o.indexes.clear();
     for (const std::string& spec : args->indexes) o.indexes.push_back(server::parse_index_spec(spec));
+    std::vector<std::string> names;
+    for (const auto& [name, folder] : o.indexes) names.push_back(name);
+    o.watches.clear();
+    for (const std::string& spec : args->watches) o.watches.push_back(server::parse_watch_spec(spec, names));
     return server::serve(o);
   };
 }

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "server/routes.hpp"
+#include "server/watched_indexes.hpp"
 #include "sieve/logging.hpp"
 #include "sieve/text.hpp"
 
@@ -88,6 +89,8 @@ int serve(const ServerOptions& options) {
   }
   log_info(std::string("API keys ") + (state.keys.enabled() ? "required" : "not required") + "; CORS " +
            (options.cors_origins.empty() ? "off" : "on"));
+  // Changes are followed once the server answers: the first rescan may take a while.
+  IndexWatchers watchers(indexes, options.watches);
   http.start();
   state.ready = true;
   log_info("listening on " + listening_text(options, port));
@@ -107,6 +110,7 @@ int serve(const ServerOptions& options) {
     std::fflush(nullptr);
     std::quick_exit(1);
   }
+  watchers.stop();
   models.stop();
   log_info("drained; exiting");
   return 0;

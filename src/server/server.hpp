@@ -23,6 +23,9 @@ struct ServerOptions {
   // index's embedding model is a served model when one has its folder, else
   // loaded with registry.embedder's runtime options.
   std::vector<std::pair<std::string, std::filesystem::path>> indexes;
+  // Files and folders each index is kept in step with, as (index name,
+  // path): sieve serve --watch (see SearchIndex::watch).
+  std::vector<std::pair<std::string, std::filesystem::path>> watches;
 
   std::string host = "127.0.0.1";  // loopback unless told otherwise
   int port = 8080;                 // 0: any free port (logged)

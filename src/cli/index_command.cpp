@@ -223,11 +223,11 @@ void print_batch(const WatchBatch& batch) {
                        !report.errors.empty() || !report.warnings.empty();
   if (!batch.rescan && !changed) return;  // a temporary file come and gone, a file saved unchanged
   std::fprintf(stderr,
-               "sieve: %s: %zu files added or changed, %zu removed (%zu unchanged, %zu skipped); %zu documents "
+               "sieve: %s: %zu %s added or changed, %zu removed (%zu unchanged, %zu skipped); %zu documents "
                "added, %zu removed; %zu chunks added, %zu removed in %.1fs\n",
-               batch.rescan ? "rescan" : "changes", batch.files_changed, report.files_removed, report.files_unchanged,
-               report.files_skipped, report.documents_added, report.documents_removed, report.chunks_added,
-               report.chunks_removed, report.seconds);
+               batch.rescan ? "rescan" : "changes", batch.files_changed, batch.files_changed == 1 ? "file" : "files",
+               report.files_removed, report.files_unchanged, report.files_skipped, report.documents_added,
+               report.documents_removed, report.chunks_added, report.chunks_removed, report.seconds);
 }
 
 int run_watch(const IndexArgs& args) {
@@ -416,7 +416,6 @@ Action add_index_command(CLI::App& app) {
       "watch",
       "Keep an index in step with files and folders: read them as add does, then follow their changes (new, "
       "changed, moved and deleted files and folders) and apply them within seconds, until SIGINT or SIGTERM");
-  add_examples(*watch, {"sieve index watch --index notes.idx --model models/all-MiniLM-L6-v2 notes/"});
   add_index_location(*watch, args->index, "Index folder (created with --model if new)");
   add_create_options(*watch, *args);
   watch->add_option("paths", args->paths, "Files and folders to follow")->required();

@@ -13,9 +13,10 @@ namespace index_watching {
 std::string batch_line(const std::string& name, const WatchBatch& batch) {
   const IngestReport& report = batch.report;
   char counts[256];
-  std::snprintf(
-      counts, sizeof counts, "%zu files added or changed, %zu removed; %zu documents added, %zu removed in %.1f s",
-      batch.files_changed, report.files_removed, report.documents_added, report.documents_removed, report.seconds);
+  std::snprintf(counts, sizeof counts,
+                "%zu %s added or changed, %zu removed; %zu documents added, %zu removed in %.1f s", batch.files_changed,
+                batch.files_changed == 1 ? "file" : "files", report.files_removed, report.documents_added,
+                report.documents_removed, report.seconds);
   return "index " + name + ": " + (batch.rescan ? "rescan" : "changes") + ": " + counts;
 }
 

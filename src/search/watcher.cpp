@@ -157,8 +157,8 @@ bool FolderWatches::watch_one(const std::filesystem::path& folder, bool strict) 
     if (code == ENOENT || code == ENOTDIR) return false;  // gone, or not a folder: the batch reads what is there
     std::string message = "cannot follow changes in " + folder.string() + ": ";
     if (code == ENOSPC) {
-      message += "the limit of inotify watches is reached (" + std::to_string(paths_.size()) +
-                 " folders followed by this watch; /proc/sys/fs/inotify/max_user_watches is " +
+      message += "the limit of inotify watches is reached (this watch follows " + std::to_string(paths_.size()) +
+                 (paths_.size() == 1 ? " folder" : " folders") + "; /proc/sys/fs/inotify/max_user_watches is " +
                  watching::watches_limit() +
                  " for all of this user's programs together: raise it, e.g. sysctl fs.inotify.max_user_watches=524288, "
                  "or watch fewer folders)";
@@ -189,13 +189,11 @@ void FolderWatches::watch_tree(const std::filesystem::path& top, bool strict) {
       std::error_code entry_error;
       const auto own = it->symlink_status(entry_error);
       if (entry_error || !followed_folder(path)) continue;
-      if (std::filesystem::is_directory(own)) {
-        pending.push_back(path);
-      } else if (std::filesystem::is_symlink(own) && options_.follow_links &&
-                 std::filesystem::is_directory(std::filesystem::status(path, entry_error))) {
-        // Without --follow-links, a link that add follows leads within the roots, followed there already.
-        pending.push_back(path);
-      }
+      // A link is followed with --follow-links; without, one that add follows leads within the roots,
+      // followed there already.
+      const bool linked_folder = std::filesystem::is_symlink(own) && options_.follow_links &&
+                                 std::filesystem::is_directory(std::filesystem::status(path, entry_error));
+      if (std::filesystem::is_directory(own) || linked_folder) pending.push_back(path);
     }
   }
 }

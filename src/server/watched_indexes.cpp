@@ -30,7 +30,7 @@ void run(const ServedIndex& served, const std::vector<std::filesystem::path>& pa
       const IngestReport& report = batch.report;
       const bool changed = batch.files_changed > 0 || report.files_removed > 0 || report.documents_removed > 0;
       if (batch.rescan || changed) log_info(batch_line(name, batch));
-      for (const auto& line : report.errors) log_warn("index " + name + ": " + line);
+      for (const auto& line : report.errors) log_warn(std::string("index ").append(name).append(": ").append(line));
     };
     options.on_warning = [&name](const std::string& line) { log_warn("index " + name + ": " + line); };
     index.watch(paths, *served.embedder, options, stop, served.sparse);

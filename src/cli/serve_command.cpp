@@ -15,7 +15,7 @@ Action add_serve_command(CLI::App& app) {
       *command,
       {"sieve serve --models models --port 8080",
        "sieve serve --models models --model all-MiniLM-L6-v2 --index notes=notes.idx --host 0.0.0.0 --port 8080",
-       "sieve serve --models models --index notes=notes.idx --watch notes=notes/"});
+       "sieve serve --models models --index notes=notes.idx --watch notes=notes/ --port 8080"});
   struct Args {
     ModelOptions model;
     server::ServerOptions server;

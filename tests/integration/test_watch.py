@@ -240,3 +240,33 @@ def test_serve_watch_makes_a_new_file_searchable(tmp_path, tiny):
     finally:
         status = server.stop()
     assert status == 0, server.output()
+
+
+@pytest.mark.skipif(not tier.FULL, reason="full tier: hundreds of files changed at once")
+def test_hundreds_of_changes_at_once(tmp_path, tiny):
+    docs = tmp_path / "docs"
+    outside = tmp_path / "outside"
+    docs.mkdir()
+    rng = random.Random(2028)
+    index = tmp_path / "idx"
+    watch = Watch(index, docs, tiny, tmp_path / "watch.log")
+    try:
+        for f in range(30):
+            folder = outside / f"folder{f:02d}" / "inner"
+            folder.mkdir(parents=True)
+            for i in range(20):
+                (folder / f"{i:02d}.txt").write_text(" ".join(rng.choice(WORDS) for _ in range(30)))
+            os.rename(outside / f"folder{f:02d}", docs / f"folder{f:02d}")
+        files = sorted(docs.rglob("*.txt"))
+        for path in rng.sample(files, 100):
+            path.write_text("rewritten " + " ".join(rng.choice(WORDS) for _ in range(30)))
+        for path in rng.sample(files, 100):
+            path.unlink()
+        for f in range(0, 30, 5):
+            os.rename(docs / f"folder{f:02d}", outside / f"moved{f:02d}")
+        wait_for(lambda: stored_sources(index) == files_on_disk(docs), "hundreds of changes", 60)
+    finally:
+        assert watch.stop() == 0, watch.output()
+    reference = tmp_path / "reference"
+    run_sieve("index", "add", "--index", str(reference), "--model", str(tiny), "--quiet", str(docs))
+    assert index_rows(index) == index_rows(reference)

@@ -106,6 +106,12 @@ bool system_file_system(const struct statfs& info) {
   }
 }
 
+// Whether a file listed no longer exists (by that name).
+bool gone(const fs::path& path) {
+  struct stat info {};
+  return ::lstat(path.c_str(), &info) != 0 && (errno == ENOENT || errno == ENOTDIR);
+}
+
 const char* file_kind(mode_t mode) {
   if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
   if (S_ISSOCK(mode)) return "a socket";
@@ -338,7 +344,12 @@ class Collector {
     std::error_code error;
     const fs::path canonical = fs::canonical(path, error);
     if (error) {
-      refuse(path, "not readable", "cannot resolve: " + error.message());
+      if (gone(path)) {
+        ++report_.files_skipped;
+        ++report_.skipped_by_reason["gone before it was read"];
+      } else {
+        refuse(path, "not readable", "cannot resolve: " + error.message());
+      }
       return;
     }
     // Refused before it is opened: opening a device can have effects.
@@ -669,6 +680,13 @@ void read_files(IndexStorage& storage, const std::vector<SourceFile>& files, con
     } catch (const Error& e) {
       if (e.code() == ErrorCode::kRuntime || e.code() == ErrorCode::kOverloaded || e.code() == ErrorCode::kCancelled)
         throw;
+      if (gone(file.path)) {
+        // Deleted or renamed since it was listed (an editor's temporary file): not a failure.
+        ++report.skipped_by_reason["gone before it was read"];
+        ++progress.files_done;
+        progress.bytes_done += file.bytes;
+        continue;
+      }
       ++report.skipped_by_reason["could not be read"];
       // Extraction errors name the file already.
       const std::string what = e.what();

@@ -139,6 +139,10 @@ def test_watch_follows_creates_rewrites_renames_moves_and_deletes(tmp_path, tiny
         (docs / "b.txt").write_text("Wombats dig burrows.")
         wait_for(lambda: bm25_sources(index, "wombats") == {str((docs / "b.txt").resolve())}, "a rewrite")
         assert bm25_sources(index, "zebras") == set()
+        # A save through a temporary file that is not hidden: it is never stored.
+        (docs / "a.txt.tmp").write_text("Kiwis nest in burrows.")
+        os.replace(docs / "a.txt.tmp", docs / "a.txt")
+        wait_for(lambda: bm25_sources(index, "kiwis") == {str((docs / "a.txt").resolve())}, "a save through a temporary file")
 
         os.rename(docs / "b.txt", docs / "c.txt")
         in_step("a rename")
@@ -167,7 +171,7 @@ def test_watch_follows_creates_rewrites_renames_moves_and_deletes(tmp_path, tiny
         status = watch.stop()
     output = watch.output()
     assert status == 0, output
-    assert "changes: " in output and "stopped watching" in output
+    assert "changes: " in output and "stopped watching" in output and "error" not in output
     check = json.loads(run_sieve("index", "check", "--index", str(index), "--json").stdout)
     assert check["ok"], check
     # The chunks are those of an index built from the final files in one go.

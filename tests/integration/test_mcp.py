@@ -17,7 +17,7 @@ from pathlib import Path
 
 import httpx2
 import pytest
-from mcp import ClientSession, StdioServerParameters
+from mcp import Client, ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
@@ -227,6 +227,19 @@ def test_stdio_json_rpc_errors(setup):
         assert first["result"]["protocolVersion"] == version
         # outputSchema came with 2025-06-18.
         assert ("outputSchema" in second["result"]["tools"][0]) == (version >= "2025-06-18")
+
+
+def test_sdk_client_in_its_default_mode(setup):
+    """The SDK's high-level Client probes for the stateless protocol era
+    first (server/discover) and falls back to the initialize handshake."""
+
+    async def body():
+        async with Client(stdio_params(setup)) as client:
+            assert client.session.initialize_result.protocol_version == LATEST_HANDSHAKE_VERSION
+            result = await client.call_tool("search", {"query": "coral reefs", "index": "notes", "k": 1})
+            return result.structured_content["hits"][0]["title"]
+
+    assert asyncio.run(body()) == "Reefs"
 
 
 @pytest.fixture(scope="module")

@@ -29,7 +29,7 @@ struct McpOptions {
   // Documents per page of resources/list.
   std::size_t resources_page = 100;
   // Bytes of text get_document returns at most (the rest is paged by begin/end).
-  std::size_t max_document_bytes = 256 * 1024;
+  std::size_t max_document_bytes = std::size_t{256} * 1024;
 };
 
 // The Model Context Protocol (JSON-RPC 2.0) over the served search indexes,

@@ -367,9 +367,12 @@ def test_searches_while_another_process_adds(server, setup):
     writer = subprocess.Popen([str(sieve_bin()), "index", "add", "--index", str(setup["index"]), "--quiet",
                                str(extra)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
+    overlapped = []  # whether each round of searches began while the writer ran
+
     async def http_body(session: ClientSession, _):
         results = []
         while writer.poll() is None or not results:
+            overlapped.append(writer.poll() is None)
             batch = await asyncio.gather(*[
                 session.call_tool("search", {"query": q, "k": 5, "mode": m})
                 for q in ("zanzibar spice", "glaciers", "harbor") for m in ("bm25", "vector", "hybrid")])
@@ -387,6 +390,8 @@ def test_searches_while_another_process_adds(server, setup):
     assert writer.wait(timeout=120) == 0, writer.stderr.read()
     for result in http_results + stdio_results:
         assert not result.is_error, tool_text(result)
+    print("rounds of searches during the write:", overlapped.count(True), "of", len(overlapped))
+    assert overlapped[0]
 
     async def after(session: ClientSession, _):
         return await session.call_tool("search", {"query": "zanzibar spice market", "k": 5, "mode": "bm25"})

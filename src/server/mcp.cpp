@@ -574,11 +574,13 @@ json McpServer::list_resources(const json& params) const {
     const ServedIndex& served = all[position];
     const DocumentListing listing = served.index->documents(after, options_.resources_page - listed);
     for (const auto& document : listing.documents) {
-      json resource = {{"uri", mcp_document_uri(served.name, document.id)},
-                       {"name", document.id},
-                       {"description", "Document " + document.id + " of the index " + served.name +
-                                           (document.source.empty() ? "" : ", from " + document.source)},
-                       {"mimeType", "text/plain"}};
+      json resource = {
+          {"uri", mcp_document_uri(served.name, document.id)},
+          {"name", document.id},
+          {"description",
+           "Document " + document.id + " of the index " + served.name +
+               (document.source.empty() || document.source == document.id ? "" : ", from " + document.source)},
+          {"mimeType", "text/plain"}};
       if (!document.title.empty()) resource["title"] = document.title;
       resources.push_back(std::move(resource));
       ++listed;

@@ -98,7 +98,7 @@ void search(ServerState& state, const ServedIndexes& indexes, const Request& req
       throw HttpError(e.status(), e.what(), "rerank", e.code());
     }
   }
-  const SearchResult result = served.index->search(query, options, served.embedder, reranker, served.sparse);
+  const SearchResult result = served.search(query, options, reranker);
   res.set_content(search_result_json(result, query, options.mode), "application/json");
 }
 

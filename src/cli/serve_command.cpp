@@ -36,8 +36,10 @@ Action add_serve_command(CLI::App& app) {
   command->add_option("--models", args->models_root, "Models root: each folder under it is a model, named by its path")
       ->required();
   command->add_option("--model", s.models, "Serve only this model (repeatable; default: every model under the root)");
-  command->add_option("--index", args->indexes,
-                      "Serve a search index (sieve index add) as NAME=DIR for POST /v1/search (repeatable)");
+  command->add_option(
+      "--index", args->indexes,
+      "Serve a search index (sieve index add) as NAME=DIR for POST /v1/search, the search page and MCP at "
+      "/mcp (repeatable)");
   command->add_option("--watch", args->watches,
                       "Keep a served index in step with a file or folder (as sieve index watch) while serving: "
                       "NAME=PATH for the index NAME, or PATH when one index is served (repeatable)");

@@ -88,7 +88,7 @@ class TokenStream {
 }  // namespace
 
 std::vector<ChunkSpan> chunk_text(const Tokenizer& tokenizer, std::string_view text, std::size_t chunk_tokens,
-                                  std::size_t overlap_tokens) {
+                                  std::size_t overlap_tokens, std::span<const std::size_t> breaks) {
   if (chunk_tokens == 0) throw Error(ErrorCode::kInvalidArgument, "chunk size must be at least one token");
   if (overlap_tokens >= chunk_tokens) {
     throw Error(ErrorCode::kInvalidArgument, "chunk overlap (" + std::to_string(overlap_tokens) +
@@ -105,11 +105,27 @@ std::vector<ChunkSpan> chunk_text(const Tokenizer& tokenizer, std::string_view t
     for (std::size_t i = first; i < last; ++i) end = std::max<std::size_t>(end, tokens.at(i).second);
     return ChunkSpan{tokens.at(first).first, end};
   };
+  // Whether one of `breaks` lies between token i - 1's start and token i's: then a unit begins with token i.
+  const auto unit_starts = [&](std::size_t i) {
+    const auto after = std::upper_bound(breaks.begin(), breaks.end(), tokens.at(i - 1).first);
+    return after != breaks.end() && *after <= tokens.at(i).first;
+  };
   std::size_t start = 0;
   while (true) {
-    // Whether a token follows the window: then the window is full and may end earlier, on a word boundary.
+    // Whether a token follows the window: then the window is full and may end earlier, on a unit's or a word's
+    // boundary.
     const bool more = tokens.has(start + chunk_tokens);
     std::size_t stop = more ? start + chunk_tokens : tokens.count();
+    if (more && !breaks.empty()) {
+      std::size_t unit_stop = stop;
+      while (unit_stop > start + chunk_tokens / 2 && !unit_starts(unit_stop)) --unit_stop;
+      if (unit_stop > start + chunk_tokens / 2) {
+        chunks.push_back(span(start, unit_stop));
+        start = unit_stop;
+        tokens.drop_before(start);
+        continue;
+      }
+    }
     if (more) {
       // Give up at most half a window to end on a word boundary.
       std::size_t word_stop = stop;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -26,7 +27,12 @@ inline constexpr std::size_t kMaxRunBytes = 4096;
 // before the previous one ended. Boundaries fall between tokens, and where
 // the window allows, between words rather than between pieces of one word.
 // `tokenizer` must not truncate (a chunker sees whole documents).
+//
+// `breaks` (ascending byte offsets) are where the text's own units begin --
+// a function or class in source code: a window that must end early ends at
+// the last of them in its second half, and the next window starts there,
+// without overlap (a unit needs no context from the one before it).
 std::vector<ChunkSpan> chunk_text(const Tokenizer& tokenizer, std::string_view text, std::size_t chunk_tokens,
-                                  std::size_t overlap_tokens);
+                                  std::size_t overlap_tokens, std::span<const std::size_t> breaks = {});
 
 }  // namespace sieve::search

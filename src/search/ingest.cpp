@@ -660,7 +660,7 @@ void read_files(IndexStorage& storage, const std::vector<SourceFile>& files, con
           document.title = std::move(extracted.title);
           document.content_hash = content_hash;
           document.metadata = std::move(extracted.metadata);
-          for (const auto& span : chunk_text(tokenizer, extracted.text, chunk_tokens, overlap)) {
+          for (const auto& span : chunk_text(tokenizer, extracted.text, chunk_tokens, overlap, extracted.breaks)) {
             document.chunks.push_back({span.begin,
                                        span.end,
                                        extracted.text.substr(span.begin, span.end - span.begin),

@@ -91,6 +91,38 @@ TEST(Chunker, ZeroOverlapTilesTheTokens) {
   for (std::size_t i = 1; i < chunks.size(); ++i) EXPECT_GE(chunks[i].begin, chunks[i - 1].end) << i;
 }
 
+TEST(Chunker, WindowsEndWhereAUnitBeginsInTheirSecondHalfAndTheNextStartsThere) {
+  const auto tokenizer = whole_text_tokenizer();
+  // Ten "functions" of about 30 tokens each; a break at each one's start.
+  std::string text;
+  std::vector<std::size_t> breaks;
+  for (int f = 0; f < 10; ++f) {
+    if (f > 0) breaks.push_back(text.size());
+    text += "def function_" + std::to_string(f) + "(value):\n    return value + " + std::to_string(f) +
+            " * compute(value, other, more, arguments, here)\n\n";
+  }
+  const auto plain = chunk_text(tokenizer, text, 64, 8);
+  const auto units = chunk_text(tokenizer, text, 64, 8, breaks);
+  ASSERT_GT(units.size(), 2U);
+  for (std::size_t i = 0; i + 1 < units.size(); ++i) {
+    // Each window but the last ends right before a unit, and the next starts on it without overlap.
+    EXPECT_TRUE(std::binary_search(breaks.begin(), breaks.end(), units[i + 1].begin)) << i;
+    EXPECT_LE(units[i].end, units[i + 1].begin) << i;
+    EXPECT_EQ(text.substr(units[i + 1].begin, 4), "def ") << i;
+  }
+  EXPECT_EQ(units.back().end, plain.back().end);
+  // Without breaks, windows cut functions anywhere.
+  bool cut_inside = false;
+  for (std::size_t i = 1; i < plain.size(); ++i) {
+    cut_inside |= !std::binary_search(breaks.begin(), breaks.end(), plain[i].begin);
+  }
+  EXPECT_TRUE(cut_inside);
+  // A break in a window's first half is not taken: a window never shrinks below half its size.
+  const std::vector<std::size_t> early = {text.find("return")};
+  const auto half = chunk_text(tokenizer, text, 64, 8, early);
+  EXPECT_EQ(half.front().end, plain.front().end);
+}
+
 TEST(Chunker, OverlapMustBeSmallerThanTheChunk) {
   const auto tokenizer = whole_text_tokenizer();
   EXPECT_THROW((void)chunk_text(tokenizer, "text", 8, 8), Error);

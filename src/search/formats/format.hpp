@@ -29,6 +29,9 @@ struct ExtractedDocument {
   std::string text;   // valid UTF-8; what gets chunked and embedded
   std::vector<std::pair<std::string, std::string>> metadata;  // sorted by key, keys unique
   std::vector<Section> sections;                              // ascending begin; empty for one-part documents
+  // Where the text's own units begin (ascending byte offsets: functions and classes in source code), for the
+  // chunker to end its windows at; empty for prose.
+  std::vector<std::size_t> breaks;
 };
 
 // Bounds on what one file may expand to: compressed files, archives and

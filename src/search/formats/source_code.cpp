@@ -2,6 +2,7 @@
 // ("language": "C++"), so that a search can be narrowed to it.
 #include <map>
 
+#include "search/formats/code_units.hpp"
 #include "search/formats/format.hpp"
 #include "search/formats/formats.hpp"
 #include "search/formats/text_util.hpp"
@@ -106,6 +107,7 @@ void extract(const ExtractInput& input, ExtractContext& /*context*/, std::vector
   if (const std::string_view language = language_of(input.name); !language.empty()) {
     doc.metadata.emplace_back("language", std::string(language));
   }
+  doc.breaks = code_unit_starts(doc.text);
   out.push_back(std::move(doc));
 }
 

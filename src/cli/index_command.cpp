@@ -208,6 +208,14 @@ int run_stats(const IndexArgs& args) {
          std::to_string(stats.chunking.overlap_tokens) + "\n";
   out += "sources:    " + std::to_string(stats.sources) + "\n";
   out += "documents:  " + std::to_string(stats.documents) + "\n";
+  if (!stats.documents_by_format.empty()) {
+    std::string formats;
+    for (const auto& [format, count] : stats.documents_by_format) {
+      formats += (formats.empty() ? "" : ", ") + (format.empty() ? std::string("unknown") : format) + " " +
+                 std::to_string(count);
+    }
+    out += "formats:    " + formats + "\n";
+  }
   out += "chunks:     " + std::to_string(stats.chunks) + "\n";
   out += "database:   " + human_bytes(stats.database_bytes) + "\n";
   out += stats.ann_elements

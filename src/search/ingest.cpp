@@ -502,6 +502,10 @@ void remove_missing(IndexStorage& storage, const std::vector<fs::path>& paths, I
 
 }  // namespace
 
+std::string read_source_file(const fs::path& path, std::uint64_t limit) {
+  return read_file(path, limit);
+}
+
 std::string source_key(const fs::path& path) {
   std::error_code error;
   auto absolute = fs::weakly_canonical(path, error);
@@ -593,6 +597,7 @@ IngestReport ingest(IndexStorage& storage, const std::vector<fs::path>& paths, c
           document.source = file.key;
           document.title = std::move(extracted.title);
           document.content_hash = content_hash;
+          document.format = std::move(extracted.format);
           document.metadata = std::move(extracted.metadata);
           for (const auto& span : chunk_text(tokenizer, extracted.text, chunk_tokens, overlap, extracted.breaks)) {
             document.chunks.push_back({span.begin,

@@ -13,8 +13,9 @@ namespace sieve::server {
 // One HTTP request as the routes see it: the head is complete and checked
 // (limits, framing, authentication) before any byte of the body is read.
 struct Request {
-  std::string method;                                        // as sent: GET, POST, ...
-  std::string path;                                          // percent-decoded, without the query
+  std::string method;    // as sent: GET, POST, ...
+  std::string path;      // percent-decoded, without the query
+  std::string raw_path;  // the same as sent (escapes kept), for routes whose segments may hold "/"; "" in tests
   std::vector<std::pair<std::string, std::string>> params;   // the query, decoded
   std::vector<std::pair<std::string, std::string>> headers;  // names as sent
   std::string body;

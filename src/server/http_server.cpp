@@ -286,6 +286,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
     }
     head_.method = std::string(head.method_string());
     head_.path = target->first;
+    {
+      const std::string_view sent(head.target().data(), head.target().size());
+      head_.raw_path = std::string(sent.substr(0, sent.find('?')));
+    }
     head_.params = target->second;
     head_.remote_address = client_;
     std::size_t fields = 0;

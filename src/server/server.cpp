@@ -73,6 +73,7 @@ int serve(const ServerOptions& options) {
   add_cohere_routes(router, state);
   add_operations_routes(router, state);
   add_search_routes(router, state, indexes);
+  add_document_routes(router, state, indexes);
   if (!indexes.all().empty()) add_ui_routes(router, state);
 
   HttpServer http(options.http, router);

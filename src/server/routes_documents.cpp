@@ -111,9 +111,9 @@ void original(const ServedIndexes& indexes, const Request& req, Response& res) {
 }  // namespace document_routes
 
 void add_document_routes(Router& http, ServerState& state, const ServedIndexes& indexes) {
-  using nlohmann::json;
   using document_routes::count_param;
   using document_routes::index_of;
+  using nlohmann::json;
   add_route(http, state, "GET", "/v1/documents", ApiStyle::kOpenAI, [&indexes](const Request& req) {
     const ServedIndex& served = index_of(indexes, req);
     const std::size_t limit = count_param(req, "limit", 100);

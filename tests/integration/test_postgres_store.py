@@ -481,6 +481,9 @@ def test_format_and_folder_filters_and_pages(pg, tiny, tmp_path):
     assert sources("--format", "markdown", "--folder", str(docs / "b")) == {"b/deeper/four.md"}
     stats = json.loads(sieve("index", "stats", "--store", pg.url_for("filters"), "--json").stdout)
     assert stats["documents_by_format"] == {"text": 4, "markdown": 2}
+    # An index made before documents recorded their format gets them from the file names.
+    pg.psql("ALTER TABLE sieve_filters.documents DROP COLUMN format")
+    assert sources("--format", "markdown") == {"b/deeper/four.md", "notes.md"}
     whole = [h["chunk_id"] for h in search(pg.url_for("filters"), "alpine", "-k", "6")["hits"]]
     pages = [h["chunk_id"] for o in ("0", "3") for h in search(pg.url_for("filters"), "alpine", "-k", "3",
                                                                 "--offset", o)["hits"]]

@@ -208,6 +208,11 @@ int run_stats(const IndexArgs& args) {
          std::to_string(stats.chunking.overlap_tokens) + "\n";
   out += "sources:    " + std::to_string(stats.sources) + "\n";
   out += "documents:  " + std::to_string(stats.documents) + "\n";
+  out += "chunks:     " + std::to_string(stats.chunks) + "\n";
+  out += "database:   " + human_bytes(stats.database_bytes) + "\n";
+  out += stats.ann_elements
+             ? "graph:      " + human_bytes(stats.ann_bytes) + ", " + std::to_string(stats.ann_elements) + " chunks\n"
+             : "graph:      none (exact search below " + std::to_string(stats.exact_threshold) + " chunks)\n";
   if (!stats.documents_by_format.empty()) {
     std::string formats;
     for (const auto& [format, count] : stats.documents_by_format) {
@@ -216,11 +221,6 @@ int run_stats(const IndexArgs& args) {
     }
     out += "formats:    " + formats + "\n";
   }
-  out += "chunks:     " + std::to_string(stats.chunks) + "\n";
-  out += "database:   " + human_bytes(stats.database_bytes) + "\n";
-  out += stats.ann_elements
-             ? "graph:      " + human_bytes(stats.ann_bytes) + ", " + std::to_string(stats.ann_elements) + " chunks\n"
-             : "graph:      none (exact search below " + std::to_string(stats.exact_threshold) + " chunks)\n";
   write_stdout(out);
   return 0;
 }

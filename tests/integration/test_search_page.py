@@ -267,6 +267,29 @@ def test_hits_show_format_and_page_and_link_to_the_document(server, browser):
     assert any("survey.pdf" in h.find_element(By.CLASS_NAME, "source").text for h in hits)
 
 
+def test_original_file_opens_with_the_key(server, browser):
+    """A link cannot send the API key: the page fetches the file with it and opens what it got (text as
+    text, never as markup of this page's origin)."""
+    from selenium.webdriver.common.by import By
+
+    open_page(browser, server.url + "/ui")
+    hits = search(browser, "evil notes script bold")
+    evil = [h for h in hits if "évil.txt" in h.find_element(By.CLASS_NAME, "source").text]
+    assert evil
+    before = set(browser.window_handles)
+    evil[0].find_element(By.CLASS_NAME, "original").click()
+    wait_for(browser, lambda d: len(d.window_handles) > len(before))
+    page = browser.current_window_handle
+    browser.switch_to.window((set(browser.window_handles) - before).pop())
+    try:
+        wait_for(browser, lambda d: d.current_url.startswith("blob:") and "Evil notes" in d.page_source)
+        assert browser.find_element(By.TAG_NAME, "body").text.strip() == MARKUP
+        assert browser.title != "pwned" and not browser.find_elements(By.TAG_NAME, "img")
+    finally:
+        browser.close()
+        browser.switch_to.window(page)
+
+
 def test_filters_and_pages(server, browser):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select

@@ -385,6 +385,12 @@ OriginalFile SearchIndex::original(std::string_view id, std::uint64_t max_bytes)
   if (!recorded) throw Error(ErrorCode::kNotFound, source + " is not a file this index has read");
   OriginalFile original;
   original.path = source;
+  std::error_code size_error;
+  if (const auto size = fs::file_size(original.path, size_error); !size_error && size > max_bytes) {
+    throw Error(ErrorCode::kNotFound, source + " is " + std::to_string(size) + " bytes, more than the " +
+                                          std::to_string(max_bytes) +
+                                          " served as an original file: its indexed text can be shown");
+  }
   try {
     original.content = search::read_source_file(original.path, max_bytes);
   } catch (const Error& e) {

@@ -229,7 +229,10 @@ struct OriginalFile {
   std::filesystem::path path;
   std::string format;      // its reader's name ("pdf", "html")
   std::string media_type;  // for Content-Type: "application/pdf", "text/plain; charset=utf-8"
-  std::string content;     // the file's bytes
+  std::uint64_t size = 0;
+  // The file, open for reading at its start: the very file whose bytes were checked (it is read in blocks,
+  // never held in memory). Closed with its last copy.
+  std::shared_ptr<const int> descriptor;
 };
 
 struct SearchResult {
@@ -278,8 +281,8 @@ class SearchIndex {
   // boundaries); nullopt when there is no such document.
   [[nodiscard]] std::optional<DocumentView> document(std::string_view id, std::size_t begin = 0,
                                                      std::size_t end = static_cast<std::size_t>(-1)) const;
-  // The original file of the document with this id, read now: only for a document that is a whole file
-  // (not an archive member, an attachment or a record of a JSONL file), a regular file of at most
+  // The original file of the document with this id, opened and checked now: only for a document that is a
+  // whole file (not an archive member, an attachment or a record of a JSONL file), a regular file of at most
   // `max_bytes` whose content is still the one indexed (its SHA-256 as recorded). Throws sieve::Error
   // (kNotFound) saying why not otherwise.
   [[nodiscard]] OriginalFile original(std::string_view id, std::uint64_t max_bytes) const;

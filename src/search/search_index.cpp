@@ -366,7 +366,13 @@ std::string media_type_of(std::string_view format, std::string_view content) {
   // Text: HTML as HTML, the rest (Markdown, source code, manual pages...) as plain text, in UTF-8 when
   // that is what the bytes are.
   std::string type = format == "html" ? "text/html" : "text/plain";
-  if (is_utf8(content)) type += "; charset=utf-8";
+  // `content` is the file's first bytes: a character cut at their end does not count.
+  std::size_t end = content.size();
+  if (end == search::kSniffBytes) {
+    while (end > 0 && (static_cast<unsigned char>(content[end - 1]) & 0xC0U) == 0x80U) --end;
+    if (end > 0 && static_cast<unsigned char>(content[end - 1]) >= 0xC0U) --end;
+  }
+  if (is_utf8(content.substr(0, end))) type += "; charset=utf-8";
   return type;
 }
 
@@ -385,28 +391,36 @@ OriginalFile SearchIndex::original(std::string_view id, std::uint64_t max_bytes)
   if (!recorded) throw Error(ErrorCode::kNotFound, source + " is not a file this index has read");
   OriginalFile original;
   original.path = source;
-  std::error_code size_error;
-  if (const auto size = fs::file_size(original.path, size_error); !size_error && size > max_bytes) {
-    throw Error(ErrorCode::kNotFound, source + " is " + std::to_string(size) + " bytes, more than the " +
-                                          std::to_string(max_bytes) +
-                                          " served as an original file: its indexed text can be shown");
-  }
   try {
-    original.content = search::read_source_file(original.path, max_bytes);
+    std::uint64_t size = 0;
+    const int fd = search::open_source_file(original.path, size);
+    original.descriptor = std::shared_ptr<const int>(new int(fd), [](const int* owned) {
+      ::close(*owned);
+      delete owned;  // NOLINT(cppcoreguidelines-owning-memory): the descriptor's own deleter
+    });
+    if (size > max_bytes) {
+      throw Error(ErrorCode::kNotFound, "it is " + std::to_string(size) + " bytes, more than the " +
+                                            std::to_string(max_bytes) +
+                                            " served as an original file: its indexed text can be shown");
+    }
+    // The bytes served are the bytes checked: read again from the same open file.
+    if (search::descriptor_sha256(fd, original.size) != *recorded) {
+      throw Error(ErrorCode::kNotFound,
+                  "it has changed since it was indexed: run sieve index add again to index what it holds now");
+    }
+    std::string head(search::kSniffBytes, '\0');
+    const ssize_t got = ::pread(fd, head.data(), head.size(), 0);
+    head.resize(got > 0 ? static_cast<std::size_t>(got) : 0);
+    if (::lseek(fd, 0, SEEK_SET) != 0) throw Error(ErrorCode::kInvalidInput, "cannot read it again");
+    const auto detection = search::detect_format(original.path.filename().string(), head);
+    if (detection.format == nullptr || detection.format->name == "jsonl") {
+      throw Error(ErrorCode::kNotFound, "it holds more than one document: only their indexed text can be shown");
+    }
+    original.format = detection.format->name;
+    original.media_type = original_files::media_type_of(original.format, head);
   } catch (const Error& e) {
     throw Error(ErrorCode::kNotFound, source + ": " + e.what());
   }
-  // The bytes served are the bytes checked: the file may change again, never between the two.
-  if (search::sha256_hex(original.content) != *recorded) {
-    throw Error(ErrorCode::kNotFound,
-                source + " has changed since it was indexed: run sieve index add again to index what it holds now");
-  }
-  const auto detection = search::detect_format(original.path.filename().string(), original.content);
-  if (detection.format == nullptr || detection.format->name == "jsonl") {
-    throw Error(ErrorCode::kNotFound, source + " holds more than one document: only their indexed text can be shown");
-  }
-  original.format = detection.format->name;
-  original.media_type = original_files::media_type_of(original.format, original.content);
   return original;
 }
 

@@ -1,7 +1,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -38,6 +40,10 @@ struct Response {
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
   std::string content_type;
+  // A file to send as the body instead of `body`: an open descriptor, read from where it stands in blocks
+  // (never held in memory whole), `file_size` bytes of it.
+  std::shared_ptr<const int> file;
+  std::uint64_t file_size = 0;
 
   void set_header(std::string name, std::string value);
   void set_content(std::string content, std::string type) {

@@ -21,8 +21,9 @@ namespace document_routes {
 
 using nlohmann::json;
 
-// The largest original file served: a response is held in memory whole.
-constexpr std::uint64_t kMaxOriginalBytes = std::uint64_t{64} << 20;
+// The largest original file served (it is sent in blocks, never held in memory): larger than any file
+// `sieve index add` reads by default.
+constexpr std::uint64_t kMaxOriginalBytes = std::uint64_t{4} << 30;
 constexpr std::size_t kMaxListing = 1000;
 
 const ServedIndex& index_of(const ServedIndexes& indexes, const Request& req) {
@@ -105,7 +106,9 @@ void original(const ServedIndexes& indexes, const Request& req, Response& res) {
   }
   protect(res, file.format);
   res.set_header("Content-Disposition", disposition(file_name(view.source)));
-  res.set_content(std::move(file.content), file.media_type);
+  res.set_content({}, file.media_type);
+  res.file = std::move(file.descriptor);
+  res.file_size = file.size;
 }
 
 }  // namespace document_routes

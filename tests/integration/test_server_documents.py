@@ -169,6 +169,48 @@ def request_bytes(setup, path: str):
         conn.close()
 
 
+def test_a_large_original_is_sent_in_blocks_never_held_whole(setup):
+    """24 MiB of HTML (a comment: little text to index) goes out byte for byte while the server's peak
+    memory grows by far less than the file; HEAD tells its length alone."""
+    import hashlib
+    import http.client
+
+    big = setup["docs"] / "big" / "big.html"
+    big.parent.mkdir()
+    comment = b"<!-- " + b"0123456789abcdef" * (24 << 16) + b" -->"
+    big.write_bytes(b"<html><head><title>Big</title></head><body><p>Alpine giant.</p>" + comment + b"</body></html>")
+    # The module's index takes it for this test alone (a second server would cost seconds).
+    run_sieve("index", "add", "--index", str(setup["index"]), "--model", str(TINY), "--quiet", str(big))
+    status_file = Path(f"/proc/{setup['server'].process.pid}/status")
+
+    def peak() -> int:
+        line = next(line for line in status_file.read_text().splitlines() if line.startswith("VmHWM:"))
+        return int(line.split()[1]) * 1024
+
+    conn = http.client.HTTPConnection("127.0.0.1", setup["server"].port, timeout=60)
+    try:
+        # The peak starts again from what the server holds now (Linux: clear_refs 5).
+        Path(f"/proc/{setup['server'].process.pid}/clear_refs").write_text("5")
+        before = peak()
+        conn.request("GET", doc_url(str(big), "/original"), headers=AUTH)
+        response = conn.getresponse()
+        digest, size = hashlib.sha256(), 0
+        while chunk := response.read(1 << 20):
+            digest.update(chunk)
+            size += len(chunk)
+        grown = peak() - before
+        assert response.status == 200 and response.getheader("Content-Security-Policy") == "sandbox"
+        assert int(response.getheader("Content-Length")) == size == big.stat().st_size
+        assert digest.hexdigest() == hashlib.sha256(big.read_bytes()).hexdigest()
+        assert grown < 8 << 20, f"the server's peak memory grew by {grown >> 20} MiB for a {size >> 20} MiB file"
+        conn.request("HEAD", doc_url(str(big), "/original"), headers=AUTH)
+        head = conn.getresponse()
+        assert head.status == 200 and int(head.getheader("Content-Length")) == size and head.read() == b""
+    finally:
+        conn.close()
+        run_sieve("index", "rm", "--index", str(setup["index"]), str(big))
+
+
 def test_an_archive_member_is_served_as_its_indexed_text(setup):
     member = path_of(setup, "pack.zip") + "!inner/x.txt"
     status, headers, body = request_bytes(setup, doc_url(member, "/original"))

@@ -443,7 +443,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     enter(Phase::kWriting);
     stream_.expires_after(server_.limits.write_timeout);
     auto write = [self = shared_from_this()](const beast::error_code& ec, std::size_t) { self->on_written(ec); };
-    if (answer.file && send_file(answer, std::move(write))) return;
+    if (answer.file && send_file(answer, write)) return;
     head_request_ = false;
     http::async_write(stream_, *response_, std::move(write));
   }
@@ -451,7 +451,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // A file body goes out in blocks as the socket takes them (Beast's file body over a copy of the
   // descriptor); a HEAD request gets the head alone, with the file's length.
   template <class Handler>
-  bool send_file(const Response& answer, Handler&& write) {
+  bool send_file(const Response& answer, const Handler& write) {
     if (head_request_) {
       response_->content_length(answer.file_size);
       head_request_ = false;
@@ -474,7 +474,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       return false;
     }
     file_response_->content_length(answer.file_size);
-    http::async_write(stream_, *file_response_, std::forward<Handler>(write));
+    http::async_write(stream_, *file_response_, write);
     return true;
   }
 

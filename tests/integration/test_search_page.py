@@ -284,6 +284,8 @@ def test_original_file_opens_with_the_key(server, browser):
     try:
         wait_for(browser, lambda d: d.current_url.startswith("blob:") and "Evil notes" in d.page_source)
         assert browser.find_element(By.TAG_NAME, "body").text.strip() == MARKUP
+        # In UTF-8, as the server said.
+        assert browser.execute_script("return document.characterSet") == "UTF-8"
         assert browser.title != "pwned" and not browser.find_elements(By.TAG_NAME, "img")
     finally:
         browser.close()

@@ -158,11 +158,13 @@ async function openOriginal(event) {
   try {
     const response = await request("GET", path);
     if (!response.ok) throw await failure(response);
-    const type = (response.headers.get("Content-Type") || "").split(";")[0];
+    const header = (response.headers.get("Content-Type") || "").toLowerCase();
+    const type = header.split(";")[0].trim();
     const bytes = await response.arrayBuffer();
-    const safe = type === "application/pdf" ? type : type.startsWith("text/") ? "text/plain" : type;
+    const charset = /charset=utf-8/.test(header) ? "; charset=utf-8" : "";
+    const safe = type === "application/pdf" ? type : type.startsWith("text/") ? "text/plain" + charset : type;
     const url = URL.createObjectURL(new Blob([bytes], { type: safe }));
-    if (safe === "application/pdf" || safe === "text/plain") {
+    if (safe === "application/pdf" || safe.startsWith("text/plain")) {
       window.open(url + (fragment ? "#" + fragment : ""), "_blank", "noopener");
     } else {
       const a = element("a");

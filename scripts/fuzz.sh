@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the tokenizer's libFuzzer targets (clang; ASan, UBSan and LSan) in
+# Builds the libFuzzer targets of the tokenizer and the document readers (clang; ASan, UBSan and LSan) in
 # build-fuzz and runs each for SECONDS (default 60, or SIEVE_FUZZ_SECONDS);
 # `fuzz.sh --build-only` only builds them.
 # Exits non-zero on any crash, hang, leak, sanitizer report or broken
@@ -16,7 +16,7 @@ if [[ "${1:-}" == "--build-only" ]]; then build_only=true; shift; fi
 seconds="${1:-${SIEVE_FUZZ_SECONDS:-60}}"
 build_dir="${SIEVE_FUZZ_BUILD_DIR:-build-fuzz}"
 shared_tokenizers="${SIEVE_SHARED_TOKENIZERS:-$root/../shared/tokenizers}"
-targets=(tokenizer_json_fuzz tokenizer_text_fuzz)
+targets=(tokenizer_json_fuzz tokenizer_text_fuzz document_fuzz)
 
 log() { echo "fuzz: $*" >&2; }
 for tool in clang clang++; do
@@ -52,6 +52,9 @@ else
   log "no shared tokenizers at $shared_tokenizers: seeding from tests/fuzz/seeds only"
 fi
 
+# Seeds for the document target: one small valid file per format.
+python3 tests/fuzz/make_document_seeds.py "$build_dir/seeds/documents"
+
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$root/tests/lsan.supp:print_suppressions=0}"
@@ -74,6 +77,9 @@ for target in "${targets[@]}"; do
     tokenizer_text_fuzz)
       args+=(-max_len=4096)
       seeds=(tests/fuzz/seeds/text) ;;
+    document_fuzz)
+      args+=(-max_len=65536)
+      seeds=("$build_dir/seeds/documents") ;;
   esac
   log "$target: ${seconds}s (log: $logfile)"
   if "$build_dir/tests/fuzz/$target" "${args[@]}" "$corpus" "${seeds[@]}" >"$logfile" 2>&1; then

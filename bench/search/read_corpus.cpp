@@ -1,7 +1,9 @@
 // Reads every file below a folder as `sieve index add` would (format detection and extraction, without
 // chunking or embedding) and reports what was read, by format, what was left out, by reason, and how long
 // it took: the reading half of indexing a real corpus such as /usr/share/doc.
-//   sieve_read_corpus /usr/share/doc [--rounds 3] [--list-skipped]
+//   sieve_read_corpus /usr/share/doc [--rounds 3] [--list-skipped] [--json FILE] [--documents FILE]
+// --json writes the figures; --documents writes every document read as JSON Lines ({"id", "title", "text"}),
+// so that a peer can index the same texts (bench/search/real_corpus.sh).
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
@@ -12,6 +14,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "search/extract.hpp"
 #include "sieve/error.hpp"
@@ -26,6 +30,10 @@ int main(int argc, char** argv) {
   app.add_option("folder", folder, "Folder to read")->required();
   app.add_option("--rounds", rounds, "Times to read it (the median is reported)")->check(CLI::PositiveNumber);
   app.add_flag("--list-skipped", list_skipped, "Name each file left out");
+  std::string json_file;
+  std::string documents_file;
+  app.add_option("--json", json_file, "Write the figures to this file as JSON");
+  app.add_option("--documents", documents_file, "Write every document read to this file as JSON Lines");
   CLI11_PARSE(app, argc, argv);
 
   std::vector<fs::path> files;
@@ -41,7 +49,11 @@ int main(int argc, char** argv) {
   std::size_t text_bytes = 0;
   std::size_t file_bytes = 0;
   std::vector<double> seconds;
+  std::ofstream documents_out;
+  if (!documents_file.empty()) documents_out.open(documents_file, std::ios::binary);
+  std::size_t documents = 0;
   for (int round = 0; round < rounds; ++round) {
+    documents = 0;
     by_format.clear();
     by_reason.clear();
     errors = warnings = text_bytes = file_bytes = 0;
@@ -61,6 +73,14 @@ int main(int argc, char** argv) {
         } else {
           ++by_format[std::string(read.format->label)];
           for (const auto& doc : read.documents) text_bytes += doc.text.size();
+          documents += read.documents.size();
+          if (round == 0 && documents_out.is_open()) {
+            for (const auto& doc : read.documents) {
+              documents_out << nlohmann::json{{"id", doc.key}, {"title", doc.title}, {"text", doc.text}}.dump(
+                                   -1, ' ', false, nlohmann::json::error_handler_t::replace)
+                            << '\n';
+            }
+          }
           warnings += read.warnings.size();
           errors += read.errors.size();
           if (round == 0) {
@@ -86,5 +106,19 @@ int main(int argc, char** argv) {
               static_cast<double>(files.size()) / seconds[seconds.size() / 2]);
   for (const auto& [format, count] : by_format) std::printf("  read %-32s %zu\n", format.c_str(), count);
   for (const auto& [reason, count] : by_reason) std::printf("  not read: %-27s %zu\n", reason.c_str(), count);
+  if (!json_file.empty()) {
+    std::ofstream(json_file) << nlohmann::json{
+        {"files", files.size()},
+        {"file_bytes", file_bytes},
+        {"read", read},
+        {"documents", documents},
+        {"errors", errors},
+        {"warnings", warnings},
+        {"text_bytes", text_bytes},
+        {"seconds", seconds[seconds.size() / 2]},
+        {"read_by_format", by_format},
+        {"not_read_by_reason",
+         by_reason}}.dump(1);
+  }
   return 0;
 }

@@ -266,10 +266,10 @@ class SearchIndex {
   // The same for the sparse model (kInvalidArgument too when the index has none).
   void check_sparse_model(const Embedder& embedder) const;
 
-  // Reads files and folders (recursively): .txt, .md/.markdown, .html/.htm,
-  // .jsonl; only regular files, never below /dev, /proc or /sys, each at
-  // most options.max_file_bytes; symbolic links as options.follow_links
-  // says. One writer at a time: a second gets kOverloaded.
+  // Reads files and folders (recursively), each file by its format as
+  // detected from its content and name (docs/search.md); only regular
+  // files, never below /dev, /proc or /sys, each at most
+  // options.max_file_bytes; symbolic links as options.follow_links says. One writer at a time: a second gets kOverloaded.
   // An index with a sparse model needs it as `sparse`.
   IngestReport add(const std::vector<std::filesystem::path>& paths, const Embedder& embedder,
                    const IngestOptions& options = {}, const Embedder* sparse = nullptr);

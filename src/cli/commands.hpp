@@ -24,6 +24,7 @@ Action add_pull_command(CLI::App& app);
 Action add_bundle_command(CLI::App& app);
 Action add_index_command(CLI::App& app);
 Action add_search_command(CLI::App& app);
+Action add_mcp_command(CLI::App& app);
 Action add_completion_command(CLI::App& app);
 
 // The bash completion script for every subcommand and option of `app`.

@@ -266,8 +266,9 @@ Action add_index_command(CLI::App& app) {
 
   auto* add = index->add_subcommand(
       "add",
-      "Index files and folders (.txt, .md, .html, .jsonl): chunk, embed and store; changed files are replaced, "
-      "unchanged ones skipped");
+      "Index files and folders (text, Markdown, HTML, PDF, Word, Excel, PowerPoint, OpenDocument, EPUB, e-mail, "
+      "source code, manual pages, compressed files and archives): chunk, embed and store; changed files are "
+      "replaced, unchanged ones skipped, vanished ones removed");
   add_index_location(*add, args->index, "Index folder (created with --model if new)");
   add_create_options(*add, *args);
   add->add_option("paths", args->paths, "Files and folders to index")->required();

@@ -15,12 +15,19 @@ int main(int argc, char** argv) {
   app.add_option("--log-level", log_level, "Logging: trace, debug, info, warn, error, off")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
   const std::vector<std::pair<std::string, sieve::cli::Action>> commands = {
-      {"embed", sieve::cli::add_embed_command(app)},       {"tokenize", sieve::cli::add_tokenize_command(app)},
-      {"info", sieve::cli::add_info_command(app)},         {"rerank", sieve::cli::add_rerank_command(app)},
-      {"classify", sieve::cli::add_classify_command(app)}, {"similarity", sieve::cli::add_similarity_command(app)},
-      {"serve", sieve::cli::add_serve_command(app)},       {"pull", sieve::cli::add_pull_command(app)},
-      {"bundle", sieve::cli::add_bundle_command(app)},     {"index", sieve::cli::add_index_command(app)},
-      {"search", sieve::cli::add_search_command(app)},     {"completion", sieve::cli::add_completion_command(app)},
+      {"embed", sieve::cli::add_embed_command(app)},
+      {"tokenize", sieve::cli::add_tokenize_command(app)},
+      {"info", sieve::cli::add_info_command(app)},
+      {"rerank", sieve::cli::add_rerank_command(app)},
+      {"classify", sieve::cli::add_classify_command(app)},
+      {"similarity", sieve::cli::add_similarity_command(app)},
+      {"serve", sieve::cli::add_serve_command(app)},
+      {"pull", sieve::cli::add_pull_command(app)},
+      {"bundle", sieve::cli::add_bundle_command(app)},
+      {"index", sieve::cli::add_index_command(app)},
+      {"search", sieve::cli::add_search_command(app)},
+      {"mcp", sieve::cli::add_mcp_command(app)},
+      {"completion", sieve::cli::add_completion_command(app)},
   };
 
   try {

@@ -33,8 +33,10 @@ Action add_serve_command(CLI::App& app) {
   command->add_option("--models", args->models_root, "Models root: each folder under it is a model, named by its path")
       ->required();
   command->add_option("--model", s.models, "Serve only this model (repeatable; default: every model under the root)");
-  command->add_option("--index", args->indexes,
-                      "Serve a search index (sieve index add) as NAME=DIR for POST /v1/search (repeatable)");
+  command->add_option(
+      "--index", args->indexes,
+      "Serve a search index (sieve index add) as NAME=DIR for POST /v1/search, the search page and MCP at "
+      "/mcp (repeatable)");
   command->add_option("--host", s.host, "Address to listen on (default 127.0.0.1: this machine only)");
   command->add_option("--port", s.port, "Port (0: any free port, logged)")->check(CLI::Range(0, 65535));
   add_runtime_options(*command, args->model);

@@ -633,6 +633,23 @@ class PostgresSnapshot final : public StorageSnapshot {
     return found;
   }
 
+  // Row r of a query selecting the chunk columns in chunks()' order.
+  static StoredChunk stored_chunk(const Result& rows, int r) {
+    StoredChunk chunk;
+    chunk.id = rows.integer(r, 0);
+    chunk.document_key = rows.text(r, 1);
+    chunk.source = rows.text(r, 2);
+    chunk.title = rows.text(r, 3);
+    chunk.ordinal = static_cast<std::size_t>(rows.integer(r, 4));
+    chunk.begin = static_cast<std::size_t>(rows.integer(r, 5));
+    chunk.end = static_cast<std::size_t>(rows.integer(r, 6));
+    chunk.text = rows.text(r, 7);
+    chunk.metadata = parse_metadata(rows.text(r, 8));
+    chunk.section = rows.text(r, 9);
+    chunk.format = rows.text(r, 10);
+    return chunk;
+  }
+
   std::vector<StoredChunk> chunks(std::span<const std::int64_t> ids) override {
     std::vector<StoredChunk> result;
     if (ids.empty()) return result;
@@ -649,19 +666,7 @@ class PostgresSnapshot final : public StorageSnapshot {
       const auto it = row_of.find(id);
       if (it == row_of.end()) continue;
       const int r = it->second;
-      StoredChunk chunk;
-      chunk.id = id;
-      chunk.document_key = rows.text(r, 1);
-      chunk.source = rows.text(r, 2);
-      chunk.title = rows.text(r, 3);
-      chunk.ordinal = static_cast<std::size_t>(rows.integer(r, 4));
-      chunk.begin = static_cast<std::size_t>(rows.integer(r, 5));
-      chunk.end = static_cast<std::size_t>(rows.integer(r, 6));
-      chunk.text = rows.text(r, 7);
-      chunk.metadata = parse_metadata(rows.text(r, 8));
-      chunk.section = rows.text(r, 9);
-      chunk.format = rows.text(r, 10);
-      result.push_back(std::move(chunk));
+      result.push_back(stored_chunk(rows, r));
     }
     return result;
   }
@@ -676,19 +681,7 @@ class PostgresSnapshot final : public StorageSnapshot {
             " c ON c.document_id = d.id WHERE d.key = $1 ORDER BY c.ordinal",
         {std::string(key)});
     for (int r = 0; r < rows.rows(); ++r) {
-      StoredChunk chunk;
-      chunk.id = rows.integer(r, 0);
-      chunk.document_key = rows.text(r, 1);
-      chunk.source = rows.text(r, 2);
-      chunk.title = rows.text(r, 3);
-      chunk.ordinal = static_cast<std::size_t>(rows.integer(r, 4));
-      chunk.begin = static_cast<std::size_t>(rows.integer(r, 5));
-      chunk.end = static_cast<std::size_t>(rows.integer(r, 6));
-      chunk.text = rows.text(r, 7);
-      chunk.metadata = parse_metadata(rows.text(r, 8));
-      chunk.section = rows.text(r, 9);
-      chunk.format = rows.text(r, 10);
-      result.push_back(std::move(chunk));
+      result.push_back(stored_chunk(rows, r));
     }
     return result;
   }

@@ -623,6 +623,23 @@ class SqliteSnapshot final : public StorageSnapshot {
     return found;
   }
 
+  // The current row of a query selecting the chunk columns in chunks()' order.
+  static StoredChunk stored_chunk(Statement& statement) {
+    StoredChunk chunk;
+    chunk.id = statement.integer(0);
+    chunk.document_key = statement.text(1);
+    chunk.source = statement.text(2);
+    chunk.title = statement.text(3);
+    chunk.ordinal = static_cast<std::size_t>(statement.integer(4));
+    chunk.begin = static_cast<std::size_t>(statement.integer(5));
+    chunk.end = static_cast<std::size_t>(statement.integer(6));
+    chunk.text = statement.text(7);
+    chunk.metadata = parse_metadata(statement.text_view(8));
+    chunk.section = statement.text(9);
+    chunk.format = statement.text(10);
+    return chunk;
+  }
+
   std::vector<StoredChunk> chunks(std::span<const std::int64_t> ids) override {
     std::vector<StoredChunk> result;
     auto statement = lease_.db->prepare(
@@ -632,19 +649,7 @@ class SqliteSnapshot final : public StorageSnapshot {
     for (const std::int64_t id : ids) {
       statement.bind(1, id);
       if (statement.step()) {
-        StoredChunk chunk;
-        chunk.id = statement.integer(0);
-        chunk.document_key = statement.text(1);
-        chunk.source = statement.text(2);
-        chunk.title = statement.text(3);
-        chunk.ordinal = static_cast<std::size_t>(statement.integer(4));
-        chunk.begin = static_cast<std::size_t>(statement.integer(5));
-        chunk.end = static_cast<std::size_t>(statement.integer(6));
-        chunk.text = statement.text(7);
-        chunk.metadata = parse_metadata(statement.text_view(8));
-        chunk.section = statement.text(9);
-        chunk.format = statement.text(10);
-        result.push_back(std::move(chunk));
+        result.push_back(stored_chunk(statement));
       }
       statement.reset();
     }
@@ -659,19 +664,7 @@ class SqliteSnapshot final : public StorageSnapshot {
         "FROM documents d JOIN chunks c ON c.document_id = d.id WHERE d.key = ? ORDER BY c.ordinal");
     statement.bind(1, key);
     while (statement.step()) {
-      StoredChunk chunk;
-      chunk.id = statement.integer(0);
-      chunk.document_key = statement.text(1);
-      chunk.source = statement.text(2);
-      chunk.title = statement.text(3);
-      chunk.ordinal = static_cast<std::size_t>(statement.integer(4));
-      chunk.begin = static_cast<std::size_t>(statement.integer(5));
-      chunk.end = static_cast<std::size_t>(statement.integer(6));
-      chunk.text = statement.text(7);
-      chunk.metadata = parse_metadata(statement.text_view(8));
-      chunk.section = statement.text(9);
-      chunk.format = statement.text(10);
-      result.push_back(std::move(chunk));
+      result.push_back(stored_chunk(statement));
     }
     return result;
   }

@@ -57,6 +57,11 @@ nlohmann::json error_body(ApiStyle style, const HttpError& error) {
                 {"code", error.code().empty() ? json(nullptr) : json(error.code())}}}};
     case ApiStyle::kTei: return {{"error", error.what()}, {"error_type", tei_type(error.status())}};
     case ApiStyle::kCohere: return {{"message", error.what()}};
+    case ApiStyle::kJsonRpc:
+      // JSON-RPC's "invalid request" for what the client got wrong, "internal error" for the rest.
+      return {{"jsonrpc", "2.0"},
+              {"id", nullptr},
+              {"error", {{"code", error.status() < 500 ? -32600 : -32603}, {"message", error.what()}}}};
     case ApiStyle::kPlain: break;
   }
   return {{"error", error.what()}};

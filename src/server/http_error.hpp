@@ -14,10 +14,11 @@ namespace sieve::server {
 // Each route answers errors in the shape of the API it imitates, so that
 // that API's official clients read them.
 enum class ApiStyle {
-  kOpenAI,  // {"error": {"message", "type", "param", "code"}}
-  kTei,     // {"error": "...", "error_type": "Validation" | ...}
-  kCohere,  // {"message": "..."}
-  kPlain,   // {"error": "..."}: health, readiness, metrics
+  kOpenAI,   // {"error": {"message", "type", "param", "code"}}
+  kTei,      // {"error": "...", "error_type": "Validation" | ...}
+  kCohere,   // {"message": "..."}
+  kPlain,    // {"error": "..."}: health, readiness, metrics
+  kJsonRpc,  // {"jsonrpc": "2.0", "id": null, "error": {"code", "message"}}: the MCP endpoint
 };
 
 // An error a route raises on purpose, with its HTTP status.

@@ -14,6 +14,7 @@ using Clock = std::chrono::steady_clock;
 // (unknown path, a request the connection layer refuses).
 ApiStyle style_of(const std::string& path) {
   if (path == "/v1/rerank") return ApiStyle::kCohere;
+  if (path == "/mcp") return ApiStyle::kJsonRpc;
   if (path.rfind("/v1/", 0) == 0) return ApiStyle::kOpenAI;
   if (path == "/embed" || path == "/embed_sparse" || path == "/embed_all" || path == "/rerank" || path == "/predict" ||
       path == "/tokenize" || path == "/decode" || path == "/info") {
@@ -112,8 +113,9 @@ std::optional<Response> Router::admit(const Request& head) {
     Response res;
     res.status = 204;
     allow_origin(state_.options, head, res);
-    res.set_header("Access-Control-Allow-Methods", "GET, POST, OPTIONS");
-    res.set_header("Access-Control-Allow-Headers", "Authorization, Content-Type");
+    res.set_header("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS");
+    res.set_header("Access-Control-Allow-Headers",
+                   "Authorization, Content-Type, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID");
     res.set_header("Access-Control-Max-Age", "600");
     return res;
   }

@@ -46,6 +46,9 @@ void add_operations_routes(Router& http, ServerState& state);
 void add_search_routes(Router& http, ServerState& state, const ServedIndexes& indexes);
 // GET /v1/documents, /v1/documents/{id} and /v1/documents/{id}/original.
 void add_document_routes(Router& http, ServerState& state, const ServedIndexes& indexes);
+// POST, DELETE and GET /mcp: the Model Context Protocol over streamable HTTP.
+class McpServer;
+void add_mcp_routes(Router& http, ServerState& state, const McpServer& mcp);
 // GET /ui (the search page) and its script and style.
 void add_ui_routes(Router& http, ServerState& state);
 

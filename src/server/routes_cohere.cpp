@@ -8,6 +8,7 @@
 
 namespace sieve::server {
 namespace {
+namespace cohere_routes {
 
 using nlohmann::json;
 
@@ -83,9 +84,11 @@ json rerank(ServerState& state, const Request& req) {
           {"meta", {{"api_version", {{"version", "2"}}}, {"billed_units", {{"search_units", 1}}}}}};
 }
 
+}  // namespace cohere_routes
 }  // namespace
 
 void add_cohere_routes(Router& http, ServerState& state) {
+  using namespace cohere_routes;
   add_route(http, state, "POST", "/v1/rerank", ApiStyle::kCohere,
             [&state](const Request& req) { return rerank(state, req); });
 }

@@ -9,6 +9,7 @@
 
 namespace sieve::server {
 namespace {
+namespace openai_routes {
 
 using nlohmann::json;
 
@@ -97,9 +98,11 @@ json list_models(ServerState& state) {
   return {{"object", "list"}, {"data", std::move(data)}};
 }
 
+}  // namespace openai_routes
 }  // namespace
 
 void add_openai_routes(Router& http, ServerState& state) {
+  using namespace openai_routes;
   add_raw_route(http, state, "POST", "/v1/embeddings", ApiStyle::kOpenAI, [&state](const Request& req, Response& res) {
     res.set_content(embeddings(state, req), "application/json");
   });

@@ -3,6 +3,7 @@
 
 namespace sieve::server {
 namespace {
+namespace operations_routes {
 
 // The connection layer's counters, in the Prometheus text format.
 void append_connection_metrics(std::string& out, const HttpCounters& c) {
@@ -20,9 +21,11 @@ void append_connection_metrics(std::string& out, const HttpCounters& c) {
       "HTTP connections closed for a head, body or answer over its deadline.", c.timed_out);
 }
 
+}  // namespace operations_routes
 }  // namespace
 
 void add_operations_routes(Router& http, ServerState& state) {
+  using namespace operations_routes;
   // Probes answer without an API key: orchestrators call them bare.
   add_route(
       http, state, "GET", "/health", ApiStyle::kPlain,

@@ -11,6 +11,7 @@
 
 namespace sieve::server {
 namespace {
+namespace search_routes {
 
 using nlohmann::json;
 
@@ -120,7 +121,7 @@ void search(ServerState& state, const ServedIndexes& indexes, const Request& req
       throw HttpError(e.status(), e.what(), "rerank", e.code());
     }
   }
-  const SearchResult result = served.index->search(query, options, served.embedder, reranker, served.sparse);
+  const SearchResult result = served.search(query, options, reranker);
   res.set_content(search_result_json(result, query, options.mode), "application/json");
 }
 
@@ -130,9 +131,11 @@ json stats_of(const ServedIndex& served) {
   return stats;
 }
 
+}  // namespace search_routes
 }  // namespace
 
 void add_search_routes(Router& http, ServerState& state, const ServedIndexes& indexes) {
+  using namespace search_routes;
   add_raw_route(http, state, "POST", "/v1/search", ApiStyle::kOpenAI,
                 [&state, &indexes](const Request& req, Response& res) { search(state, indexes, req, res); });
   add_route(http, state, "GET", "/v1/indexes", ApiStyle::kOpenAI, [&indexes](const Request&) {

@@ -13,6 +13,7 @@
 
 namespace sieve::server {
 namespace {
+namespace tei_routes {
 
 using nlohmann::json;
 
@@ -448,9 +449,11 @@ json info(ServerState& state, const Request& req) {
           {"docker_label", nullptr}};
 }
 
+}  // namespace tei_routes
 }  // namespace
 
 void add_tei_routes(Router& http, ServerState& state) {
+  using namespace tei_routes;
   add_raw_route(http, state, "POST", "/embed", ApiStyle::kTei, [&state](const Request& req, Response& res) {
     res.set_content(embed(state, req), "application/json");
   });

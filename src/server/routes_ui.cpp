@@ -7,6 +7,7 @@
 
 namespace sieve::server {
 namespace {
+namespace ui_routes {
 
 #include "ui_assets.inc"
 
@@ -17,9 +18,11 @@ constexpr const char* kPolicy =
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; "
     "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
+}  // namespace ui_routes
 }  // namespace
 
 void add_ui_routes(Router& http, ServerState& state) {
+  using namespace ui_routes;
   for (const EmbeddedAsset& asset : kAssets) {
     // The files hold no data, so they need no key; the page asks for one
     // when the API it calls answers 401.

@@ -18,14 +18,14 @@ bool same_folder(const fs::path& a, const fs::path& b) {
   return !error && same;
 }
 
-ServedIndex open_index(const std::string& name, const fs::path& folder, const ServedModels& models,
+ServedIndex open_index(const std::string& name, const fs::path& folder, const std::vector<ServedModel>& models,
                        const EmbedderOptions& embedder_options) {
   ServedIndex served;
   served.name = name;
   served.folder = folder;
   served.index = std::make_unique<SearchIndex>(SearchIndex::open(folder));
   const IndexModel& recorded = served.index->model();
-  for (const ServedModel& m : models.all()) {
+  for (const ServedModel& m : models) {
     if (m.embedding && same_folder(m.info().folder, recorded.path)) {
       served.embedder = &m.embedding->embedder();
       served.embedder_source = "served model " + m.name;
@@ -39,7 +39,7 @@ ServedIndex open_index(const std::string& name, const fs::path& folder, const Se
   }
   served.index->check_model(*served.embedder);
   if (const auto& sparse = served.index->sparse_model()) {
-    for (const ServedModel& m : models.all()) {
+    for (const ServedModel& m : models) {
       if (m.embedding && same_folder(m.info().folder, sparse->path)) {
         served.sparse = &m.embedding->embedder();
         break;
@@ -68,8 +68,20 @@ std::pair<std::string, fs::path> parse_index_spec(const std::string& spec) {
   return {std::move(name), fs::path(spec.substr(equals + 1))};
 }
 
+SearchResult ServedIndex::search(std::string_view query, const SearchOptions& options, const Reranker* reranker) const {
+  return index->search(query, options, embedder, reranker, sparse);
+}
+
+ServedIndexes::ServedIndexes(const std::vector<std::pair<std::string, fs::path>>& indexes,
+                             const EmbedderOptions& embedder_options)
+    : ServedIndexes(indexes, std::vector<ServedModel>{}, embedder_options) {}
+
 ServedIndexes::ServedIndexes(const std::vector<std::pair<std::string, fs::path>>& indexes, const ServedModels& models,
-                             const EmbedderOptions& embedder_options) {
+                             const EmbedderOptions& embedder_options)
+    : ServedIndexes(indexes, models.all(), embedder_options) {}
+
+ServedIndexes::ServedIndexes(const std::vector<std::pair<std::string, fs::path>>& indexes,
+                             const std::vector<ServedModel>& models, const EmbedderOptions& embedder_options) {
   for (const auto& [name, folder] : indexes) {
     for (const ServedIndex& other : indexes_) {
       if (other.name == name) throw Error(ErrorCode::kInvalidArgument, "--index " + name + " is given twice");

@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -13,6 +14,7 @@
 namespace sieve::server {
 
 class ServedModels;
+struct ServedModel;
 
 // One search index the server answers for, opened at start-up with the
 // embedding model it was built with.
@@ -28,6 +30,11 @@ struct ServedIndex {
   // The index's sparse model, where it has one (found or loaded the same way).
   std::shared_ptr<const Embedder> owned_sparse;
   const Embedder* sparse = nullptr;
+
+  // Searches the index with its models (POST /v1/search and the MCP search
+  // tool alike); `reranker` may be null.
+  [[nodiscard]] SearchResult search(std::string_view query, const SearchOptions& options,
+                                    const Reranker* reranker) const;
 };
 
 // The indexes of `sieve serve --index NAME=DIR`. Searching is const and
@@ -37,6 +44,9 @@ class ServedIndexes {
   // Opens every index and checks its model; throws (sieve::Error) when a
   // name repeats, a folder holds no index, or its model cannot be loaded.
   ServedIndexes(const std::vector<std::pair<std::string, std::filesystem::path>>& indexes, const ServedModels& models,
+                const EmbedderOptions& embedder_options);
+  // The same without served models: each index loads its own (sieve mcp).
+  ServedIndexes(const std::vector<std::pair<std::string, std::filesystem::path>>& indexes,
                 const EmbedderOptions& embedder_options);
   ServedIndexes(const ServedIndexes&) = delete;
   ServedIndexes& operator=(const ServedIndexes&) = delete;
@@ -48,6 +58,8 @@ class ServedIndexes {
   [[nodiscard]] const ServedIndex& find(const std::optional<std::string>& name) const;
 
  private:
+  ServedIndexes(const std::vector<std::pair<std::string, std::filesystem::path>>& indexes,
+                const std::vector<ServedModel>& models, const EmbedderOptions& embedder_options);
   std::vector<ServedIndex> indexes_;
 };
 

@@ -7,9 +7,11 @@
 #include <chrono>
 #include <thread>
 
+#include "server/mcp.hpp"
 #include "server/routes.hpp"
 #include "sieve/logging.hpp"
 #include "sieve/text.hpp"
+#include "sieve/version.hpp"
 
 namespace sieve::server {
 namespace {
@@ -75,6 +77,17 @@ int serve(const ServerOptions& options) {
   add_search_routes(router, state, indexes);
   add_document_routes(router, state, indexes);
   if (!indexes.all().empty()) add_ui_routes(router, state);
+  // MCP over the indexes; a search's `rerank` uses the first served reranker.
+  McpOptions mcp_options;
+  mcp_options.server_version = version();
+  for (const ServedModel& m : models.all()) {
+    if (m.is_reranker()) {
+      mcp_options.reranker = &m.reranker->reranker();
+      break;
+    }
+  }
+  const McpServer mcp(indexes, mcp_options);
+  if (!indexes.all().empty()) add_mcp_routes(router, state, mcp);
 
   HttpServer http(options.http, router);
   state.http = &http;
@@ -92,7 +105,9 @@ int serve(const ServerOptions& options) {
   http.start();
   state.ready = true;
   log_info("listening on " + listening_text(options, port));
-  if (!indexes.all().empty()) log_info("search page: " + listening_text(options, port) + "/ui");
+  if (!indexes.all().empty()) {
+    log_info("search page: " + listening_text(options, port) + "/ui; MCP: " + listening_text(options, port) + "/mcp");
+  }
 
   // Wait for SIGINT or SIGTERM; then drain.
   int received = 0;

@@ -49,11 +49,7 @@ void read_metadata(xmlNode* metadata, ExtractedDocument& doc) {
   static const std::map<std::string_view, std::string_view> kNames = {
       {"language", "language"}, {"date", "created"}, {"publisher", "publisher"}};
   std::string authors;
-  for (xmlNode* n = metadata != nullptr ? metadata->children : nullptr; n != nullptr; n = n->next) {
-    if (n->type != XML_ELEMENT_NODE) continue;
-    std::string value = text::collapse_whitespace(xml::text_content(n));
-    if (value.empty()) continue;
-    const std::string_view name = xml::name(n);
+  xml::each_child_text(metadata, [&](std::string_view name, std::string value) {
     if (name == "title") {
       if (doc.title.empty()) doc.title = std::move(value);
     } else if (name == "creator") {
@@ -62,7 +58,7 @@ void read_metadata(xmlNode* metadata, ExtractedDocument& doc) {
       // The first of each wins (finish_document keeps it).
       doc.metadata.emplace_back(std::string(it->second), std::move(value));
     }
-  }
+  });
   if (!authors.empty()) doc.metadata.emplace_back("author", std::move(authors));
 }
 

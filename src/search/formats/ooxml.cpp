@@ -239,17 +239,13 @@ void read_core_properties(const Parts& parts, ExtractContext& context, const std
       {"modified", "modified"},
       {"lastModifiedBy", "modified_by"},
   };
-  for (xmlNode* n = xmlDocGetRootElement(core.get())->children; n != nullptr; n = n->next) {
-    if (n->type != XML_ELEMENT_NODE) continue;
-    std::string value = text::collapse_whitespace(xml::text_content(n));
-    if (value.empty()) continue;
-    const std::string_view name = xml::name(n);
+  xml::each_child_text(xmlDocGetRootElement(core.get()), [&](std::string_view name, std::string value) {
     if (name == "title") {
       if (doc.title.empty()) doc.title = std::move(value);
     } else if (const auto it = kMetadataNames.find(name); it != kMetadataNames.end()) {
       doc.metadata.emplace_back(std::string(it->second), std::move(value));
     }
-  }
+  });
 }
 
 void RunText::add(std::string_view s) {

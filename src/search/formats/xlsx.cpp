@@ -90,13 +90,32 @@ class XmlStream {
 
 // The workbook's shared strings in order: all the text of each <si>, its rich-text runs included; the phonetic
 // readings of Japanese text (<rPh>) are not, as they repeat it.
+// The text of a rich-text string (<t> runs, phonetic <rPh> hints left out), in a shared string or an inline
+// cell: take() consumes the events that are its own and appends its text to `out` while `inside` it.
+struct RichText {
+  bool in_text = false;
+  int in_phonetic = 0;
+  void take(const XmlStream& stream, bool inside, std::string& out) {
+    if (stream.is_start("t")) {
+      in_text = inside && !stream.is_empty_element();
+    } else if (stream.is_end("t")) {
+      in_text = false;
+    } else if (stream.is_start("rPh")) {
+      if (!stream.is_empty_element()) ++in_phonetic;
+    } else if (stream.is_end("rPh")) {
+      --in_phonetic;
+    } else if (in_text && in_phonetic == 0 && stream.is_text()) {
+      out.append(stream.value());
+    }
+  }
+};
+
 std::vector<std::string> shared_strings(std::string_view bytes, const std::string& where) {
   std::vector<std::string> strings;
   XmlStream stream(bytes, where);
   std::string current;
   bool in_item = false;
-  bool in_text = false;
-  int in_phonetic = 0;
+  RichText rich;
   while (stream.next()) {
     if (stream.is_start("si")) {
       current.clear();
@@ -106,16 +125,8 @@ std::vector<std::string> shared_strings(std::string_view bytes, const std::strin
       strings.push_back(std::move(current));
       current.clear();
       in_item = false;
-    } else if (stream.is_start("t")) {
-      in_text = in_item && !stream.is_empty_element();
-    } else if (stream.is_end("t")) {
-      in_text = false;
-    } else if (stream.is_start("rPh")) {
-      if (!stream.is_empty_element()) ++in_phonetic;
-    } else if (stream.is_end("rPh")) {
-      --in_phonetic;
-    } else if (in_text && in_phonetic == 0 && stream.is_text()) {
-      current.append(stream.value());
+    } else {
+      rich.take(stream, in_item, current);
     }
   }
   return strings;
@@ -191,8 +202,7 @@ void read_sheet(std::string_view bytes, const std::string& where, Workbook& book
   std::string inline_text;  // <is><t>
   bool in_value = false;
   bool in_inline = false;
-  bool in_text = false;
-  int in_phonetic = 0;
+  RichText rich;
   const auto end_row = [&] {
     if (!row.text().empty()) {
       out.request_break(1);
@@ -236,17 +246,10 @@ void read_sheet(std::string_view bytes, const std::string& where, Workbook& book
       in_inline = !stream.is_empty_element();
     } else if (stream.is_end("is")) {
       in_inline = false;
-    } else if (stream.is_start("t")) {
-      in_text = in_inline && !stream.is_empty_element();
-    } else if (stream.is_end("t")) {
-      in_text = false;
-    } else if (stream.is_start("rPh")) {
-      if (!stream.is_empty_element()) ++in_phonetic;
-    } else if (stream.is_end("rPh")) {
-      --in_phonetic;
-    } else if (stream.is_text()) {
-      if (in_value) value.append(stream.value());
-      if (in_text && in_phonetic == 0) inline_text.append(stream.value());
+    } else if (in_value && stream.is_text()) {
+      value.append(stream.value());
+    } else {
+      rich.take(stream, in_inline, inline_text);
     }
   }
   // A row the limit cut short still has its first cells.

@@ -4,6 +4,7 @@
 
 #include <limits>
 
+#include "search/formats/text_util.hpp"
 #include "sieve/error.hpp"
 
 namespace sieve::search::xml {
@@ -39,6 +40,10 @@ std::string text_content(xmlNode* node) {
       },
       [](xmlNode* /*n*/) {});
   return out;
+}
+
+std::string collapsed_text(xmlNode* node) {
+  return text::collapse_whitespace(text_content(node));
 }
 
 xmlNode* find(xmlNode* root, std::string_view local_name) {

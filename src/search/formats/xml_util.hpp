@@ -38,8 +38,20 @@ inline std::string_view name(const xmlNode* node) {
 std::string attribute(xmlNode* node, const char* local_name);
 // All text below `node`, in document order, as it is.
 std::string text_content(xmlNode* node);
+// The same with runs of whitespace made one space, and none at either end.
+std::string collapsed_text(xmlNode* node);
 // The first element below `root` (or root itself) with this local name, depth first; nullptr when none.
 xmlNode* find(xmlNode* root, std::string_view local_name);
+// Calls visit(local_name, text) for each child element of `parent` (which may be null) whose text, whitespace
+// collapsed, is not empty: a metadata record such as Dublin Core's.
+template <typename Visit>
+void each_child_text(xmlNode* parent, Visit&& visit) {
+  for (xmlNode* n = parent != nullptr ? parent->children : nullptr; n != nullptr; n = n->next) {
+    if (n->type != XML_ELEMENT_NODE) continue;
+    std::string value = collapsed_text(n);
+    if (!value.empty()) visit(name(n), std::move(value));
+  }
+}
 
 // Parses an XML document (a member of an Office, OpenDocument or EPUB file).
 // No network, no DTD loading, no entity expansion; malformed XML throws

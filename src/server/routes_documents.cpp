@@ -85,13 +85,14 @@ void protect(Response& res, std::string_view format) {
 void original(const ServedIndexes& indexes, const Request& req, Response& res) {
   const ServedIndex& served = index_of(indexes, req);
   const std::string& id = req.matches[1];
-  DocumentView view = document_or_404(served, id, 0, static_cast<std::size_t>(-1));
+  DocumentView view = document_or_404(served, id, 0, 0);  // what it is, without its text
   const auto file_name = [](std::string_view path) {
     const std::size_t cut = path.find_last_of("/!");
     return path.substr(cut == std::string_view::npos ? 0 : cut + 1);
   };
   if (view.id != view.source) {
     // A member of an archive, an attachment or a record: its text as indexed.
+    view = document_or_404(served, id, 0, static_cast<std::size_t>(-1));
     protect(res, "text");
     res.set_header("Content-Disposition", disposition(std::string(file_name(view.id)) + ".txt"));
     res.set_content(std::move(view.text), "text/plain; charset=utf-8");

@@ -129,6 +129,8 @@ struct IndexStats {
   std::uint64_t ann_bytes = 0;       // the graph file
   std::size_t ann_elements = 0;      // chunks the graph covers (0: exact search only)
   std::size_t exact_threshold = 0;
+  // Documents by the format their reader names ("pdf", "text", "markdown"...).
+  std::map<std::string, std::size_t> documents_by_format;
 };
 
 struct CheckReport {
@@ -148,6 +150,14 @@ struct SearchOptions {
   SearchMode mode = SearchMode::kHybrid;
   // key=value pairs on document metadata; all must hold.
   std::vector<std::pair<std::string, std::string>> filters;
+  // Documents of one of these formats, as readers name them ("pdf", "markdown", "text"; see
+  // IndexStats::documents_by_format); empty: any.
+  std::vector<std::string> formats;
+  // Documents from files in one of these folders (or these files): an absolute path matches itself and
+  // what lies below it, on path boundaries ("/a/b" holds "/a/b/c.txt", not "/a/bc.txt"); empty: any.
+  std::vector<std::string> folders;
+  // Hits skipped before the k returned: offset k gives the second page of the same ranking.
+  std::size_t offset = 0;
   // With a reranker: how many fused candidates it scores (at least k).
   std::size_t rerank_candidates = 50;
   // Reciprocal rank fusion's constant (Cormack et al. use 60).
@@ -170,6 +180,7 @@ struct SearchHit {
   std::string document_id;
   std::string source;  // the file it came from
   std::string title;
+  std::string format;  // of the document, as its reader names it ("pdf", "markdown")
   std::int64_t chunk_id = 0;
   std::size_t chunk_index = 0;
   // Byte offsets of the chunk in its document's text.
@@ -190,6 +201,7 @@ struct DocumentView {
   std::string id;
   std::string source;
   std::string title;
+  std::string format;
   std::vector<std::pair<std::string, std::string>> metadata;
   // The text of [begin, end) in bytes; end is at most `length`. Runs of
   // whitespace that fell between chunks are given as one space.
@@ -212,6 +224,17 @@ struct DocumentListing {
   std::vector<Entry> documents;
   // Give it as `after` for the next page; "" when there is none.
   std::string next;
+};
+
+// A document's original file as it is now, when it is the file indexed.
+struct OriginalFile {
+  std::filesystem::path path;
+  std::string format;      // its reader's name ("pdf", "html")
+  std::string media_type;  // for Content-Type: "application/pdf", "text/plain; charset=utf-8"
+  std::uint64_t size = 0;
+  // The file, open for reading at its start: the very file whose bytes were checked (it is read in blocks,
+  // never held in memory). Closed with its last copy.
+  std::shared_ptr<const int> descriptor;
 };
 
 struct SearchResult {
@@ -309,6 +332,11 @@ class SearchIndex {
   // boundaries); nullopt when there is no such document.
   [[nodiscard]] std::optional<DocumentView> document(std::string_view id, std::size_t begin = 0,
                                                      std::size_t end = static_cast<std::size_t>(-1)) const;
+  // The original file of the document with this id, opened and checked now: only for a document that is a
+  // whole file (not an archive member, an attachment or a record of a JSONL file), a regular file of at most
+  // `max_bytes` whose content is still the one indexed (its SHA-256 as recorded). Throws sieve::Error
+  // (kNotFound) saying why not otherwise.
+  [[nodiscard]] OriginalFile original(std::string_view id, std::uint64_t max_bytes) const;
   // Up to `limit` documents whose ids sort after `after` (byte order).
   [[nodiscard]] DocumentListing documents(std::string_view after, std::size_t limit) const;
 

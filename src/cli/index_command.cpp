@@ -330,6 +330,14 @@ int run_stats(const IndexArgs& args) {
   out += stats.ann_elements
              ? "graph:      " + human_bytes(stats.ann_bytes) + ", " + std::to_string(stats.ann_elements) + " chunks\n"
              : "graph:      none (exact search below " + std::to_string(stats.exact_threshold) + " chunks)\n";
+  if (!stats.documents_by_format.empty()) {
+    std::string formats;
+    for (const auto& [format, count] : stats.documents_by_format) {
+      formats += (formats.empty() ? "" : ", ") + (format.empty() ? std::string("unknown") : format) + " " +
+                 std::to_string(count);
+    }
+    out += "formats:    " + formats + "\n";
+  }
   write_stdout(out);
   return 0;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -26,6 +27,9 @@ struct SearchArgs {
   std::string rerank;
   std::size_t rerank_candidates = 50;
   std::vector<std::string> filters;
+  std::vector<std::string> formats;
+  std::vector<std::string> folders;
+  std::size_t offset = 0;
   std::size_t ef = 64;
   bool exact = false;
   bool json = false;
@@ -96,6 +100,15 @@ int run_search(const SearchArgs& args) {
     }
     options.filters.emplace_back(filter.substr(0, equals), filter.substr(equals + 1));
   }
+  options.formats = args.formats;
+  // Folders as the index records files: absolute, links resolved.
+  for (const auto& folder : args.folders) {
+    std::error_code error;
+    auto path = std::filesystem::weakly_canonical(folder, error);
+    if (error) path = std::filesystem::absolute(folder).lexically_normal();
+    options.folders.push_back(path.string());
+  }
+  options.offset = args.offset;
   EmbedderOptions embedder_options;
   embedder_options.runtime = to_runtime_options(args.model);
   std::optional<Embedder> embedder;
@@ -153,7 +166,7 @@ int run_search(const SearchArgs& args) {
   for (std::size_t i = 0; i < result.hits.size(); ++i) {
     const auto& hit = result.hits[i];
     char head[64];
-    std::snprintf(head, sizeof head, "%2zu. %.4f  ", i + 1, hit.score);
+    std::snprintf(head, sizeof head, "%2zu. %.4f  ", args.offset + i + 1, hit.score);
     out += head + escape_control(hit.document_id);
     if (hit.source != hit.document_id) out += "  " + escape_control(hit.source);
     if (!hit.section.empty()) out += "  " + escape_control(hit.section) + ",";
@@ -198,6 +211,13 @@ Action add_search_command(CLI::App& app) {
   cmd->add_option("--rerank-candidates", args->rerank_candidates, "Candidates the cross-encoder scores (default 50)")
       ->check(CLI::Range(1, 1000));
   cmd->add_option("--filter", args->filters, "Metadata key=value (or source=PATH); repeat for more, all must hold");
+  cmd->add_option("--format", args->formats,
+                  "Only documents of this format (pdf, markdown, text, html...: see sieve index stats); repeat for "
+                  "more, any may hold");
+  cmd->add_option("--folder", args->folders,
+                  "Only documents from files in this folder (or this file); repeat for more, any may hold");
+  cmd->add_option("--offset", args->offset, "Skip this many results first: --offset 10 gives the second page of 10")
+      ->check(CLI::Range(0, 999));
   cmd->add_option("--model,-m", args->model.model,
                   "The embedding model's folder, when it moved since indexing (it must be the same model)");
   add_runtime_options(*cmd, args->model);

@@ -1,6 +1,10 @@
 #include "search/digest.hpp"
 
 #include <openssl/evp.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <array>
 #include <cmath>
@@ -56,6 +60,23 @@ std::string file_sha256(const std::filesystem::path& file) {
     digest.update(buffer.data(), static_cast<std::size_t>(in.gcount()));
   }
   if (in.bad()) throw Error(ErrorCode::kRuntime, "error reading " + file.string());
+  return digest.hex();
+}
+
+std::string descriptor_sha256(int fd, std::uint64_t& bytes) {
+  Sha256 digest;
+  std::vector<char> buffer(1 << 16);
+  bytes = 0;
+  for (;;) {
+    const ssize_t got = ::read(fd, buffer.data(), buffer.size());
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      throw Error(ErrorCode::kInvalidInput, std::string("error reading: ") + std::strerror(errno));
+    }
+    if (got == 0) break;
+    digest.update(buffer.data(), static_cast<std::size_t>(got));
+    bytes += static_cast<std::uint64_t>(got);
+  }
   return digest.hex();
 }
 

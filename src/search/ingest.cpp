@@ -568,6 +568,26 @@ void remove_missing(IndexStorage& storage, const std::vector<fs::path>& paths, I
 
 }  // namespace
 
+int open_source_file(const fs::path& path, std::uint64_t& size) {
+  FileDescriptor file(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  if (file.fd < 0) throw Error(ErrorCode::kNotFound, std::string("cannot open: ") + std::strerror(errno));
+  struct stat info {};
+  if (::fstat(file.fd, &info) != 0) {
+    throw Error(ErrorCode::kInvalidInput, std::string("cannot read: ") + std::strerror(errno));
+  }
+  if (!S_ISREG(info.st_mode)) {
+    throw Error(ErrorCode::kUnsupported, std::string(file_kind(info.st_mode)) + ", not a regular file: never read");
+  }
+  struct statfs fs_info {};
+  if (::fstatfs(file.fd, &fs_info) == 0 && system_file_system(fs_info)) {
+    throw Error(ErrorCode::kUnsupported, "a file of the kernel's file systems: never read, even when named");
+  }
+  size = static_cast<std::uint64_t>(info.st_size);
+  const int fd = file.fd;
+  file.fd = -1;  // the caller's now
+  return fd;
+}
+
 std::string source_key(const fs::path& path) {
   std::error_code error;
   auto absolute = fs::weakly_canonical(path, error);
@@ -659,6 +679,7 @@ void read_files(IndexStorage& storage, const std::vector<SourceFile>& files, con
           document.source = file.key;
           document.title = std::move(extracted.title);
           document.content_hash = content_hash;
+          document.format = std::move(extracted.format);
           document.metadata = std::move(extracted.metadata);
           for (const auto& span : chunk_text(tokenizer, extracted.text, chunk_tokens, overlap, extracted.breaks)) {
             document.chunks.push_back({span.begin,

@@ -28,6 +28,11 @@ IngestReport ingest_changes(IndexStorage& storage, const std::vector<std::filesy
 // Removes sources (files, by path) or documents (by id); returns documents removed.
 std::size_t remove_documents(IndexStorage& storage, const std::vector<std::string>& sources_or_ids);
 
+// A source file opened for reading as `sieve index add` opens it: a regular file (not a FIFO or device, not
+// on the kernel's file systems), its size in `size`; the caller closes the descriptor. sieve::Error
+// (kNotFound when it cannot be opened) otherwise.
+int open_source_file(const std::filesystem::path& path, std::uint64_t& size);
+
 // How a path is recorded as a source: absolute and normalized.
 std::string source_key(const std::filesystem::path& path);
 

@@ -242,6 +242,19 @@ class PostgresStorage final : public IndexStorage {
             .rows() == 0) {
       db.exec("ALTER TABLE " + table("chunks") + " ADD COLUMN IF NOT EXISTS section text NOT NULL DEFAULT ''");
     }
+    // Indexes made before documents knew their format get the column, their documents' formats guessed
+    // from their file names.
+    if (db.exec("SELECT 1 FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'documents' AND "
+                "column_name = 'format'",
+                {schema_name()})
+            .rows() == 0) {
+      db.exec("ALTER TABLE " + table("documents") + " ADD COLUMN IF NOT EXISTS format text NOT NULL DEFAULT ''");
+      const auto documents = db.exec("SELECT id, key, source FROM " + table("documents") + " WHERE format = ''");
+      for (int r = 0; r < documents.rows(); ++r) {
+        db.exec("UPDATE " + table("documents") + " SET format = $1 WHERE id = $2",
+                {format_by_name(documents.text(r, 1), documents.text(r, 2)), std::string(documents.text(r, 0))});
+      }
+    }
     config_ = read_config(db);
   }
 
@@ -368,7 +381,7 @@ class PostgresStorage final : public IndexStorage {
            "indexed_at timestamptz NOT NULL DEFAULT now());";
     sql += "CREATE TABLE " + s +
            ".documents(id bigserial PRIMARY KEY, key text NOT NULL UNIQUE, source text NOT NULL, title text NOT "
-           "NULL, content_hash text NOT NULL, metadata text NOT NULL);";
+           "NULL, content_hash text NOT NULL, metadata text NOT NULL, format text NOT NULL DEFAULT '');";
     sql += "CREATE INDEX documents_by_source ON " + s + ".documents(source);";
     sql += "CREATE TABLE " + s + ".document_metadata(document_id bigint NOT NULL REFERENCES " + s +
            ".documents(id) ON DELETE CASCADE, key text NOT NULL, value text NOT NULL, PRIMARY KEY(document_id, "
@@ -432,11 +445,11 @@ PostgresWriter::PostgresWriter(Connection& connection, std::unique_lock<std::mut
 void PostgresWriter::add_document(const NewDocument& document) {
   nlohmann::json metadata = nlohmann::json::object();
   for (const auto& [key, value] : document.metadata) metadata[key] = value;
-  const auto inserted =
-      db_->exec("INSERT INTO " + table("documents") +
-                    "(key, source, title, content_hash, metadata) VALUES ($1, $2, $3, $4, $5) "
-                    "RETURNING id",
-                {document.key, document.source, document.title, document.content_hash, metadata.dump()});
+  const auto inserted = db_->exec(
+      "INSERT INTO " + table("documents") +
+          "(key, source, title, content_hash, metadata, format) VALUES ($1, $2, $3, $4, $5, $6) "
+          "RETURNING id",
+      {document.key, document.source, document.title, document.content_hash, metadata.dump(), document.format});
   const std::string id(inserted.text(0, 0));
   for (const auto& [key, value] : document.metadata) {
     db_->exec("INSERT INTO " + table("document_metadata") +
@@ -483,11 +496,16 @@ class PostgresSnapshot final : public StorageSnapshot {
         static_cast<std::size_t>(PostgresStorage::count(*lease_.db, "SELECT count(*) FROM " + table("chunks")));
   }
 
-  AllowedChunks filter(const std::vector<std::pair<std::string, std::string>>& filters) override {
-    if (filters.empty()) return std::nullopt;
-    std::vector<std::int64_t> allowed;
-    bool first = true;
-    for (const auto& [key, value] : filters) {
+  AllowedChunks filter(const ChunkFilter& filter) override {
+    if (filter.empty()) return std::nullopt;
+    AllowedChunks allowed;
+    const auto ids_of = [](const auto& found) {
+      std::vector<std::int64_t> ids;
+      ids.reserve(static_cast<std::size_t>(found.rows()));
+      for (int r = 0; r < found.rows(); ++r) ids.push_back(found.integer(r, 0));
+      return ids;
+    };
+    for (const auto& [key, value] : filter.metadata) {
       const auto found =
           key == "source"
               ? db().exec("SELECT c.id FROM " + table("chunks") + " c JOIN " + table("documents") +
@@ -496,17 +514,24 @@ class PostgresSnapshot final : public StorageSnapshot {
               : db().exec("SELECT c.id FROM " + table("chunks") + " c JOIN " + table("document_metadata") +
                               " m ON m.document_id = c.document_id WHERE m.key = $1 AND m.value = $2 ORDER BY c.id",
                           {key, value});
-      std::vector<std::int64_t> ids;
-      ids.reserve(static_cast<std::size_t>(found.rows()));
-      for (int r = 0; r < found.rows(); ++r) ids.push_back(found.integer(r, 0));
-      if (first) {
-        allowed = std::move(ids);
-        first = false;
-      } else {
-        std::vector<std::int64_t> both;
-        std::set_intersection(allowed.begin(), allowed.end(), ids.begin(), ids.end(), std::back_inserter(both));
-        allowed = std::move(both);
+      narrow(allowed, ids_of(found));
+    }
+    if (!filter.formats.empty()) {
+      narrow(allowed, ids_of(db().exec("SELECT c.id FROM " + table("chunks") + " c JOIN " + table("documents") +
+                                           " d ON d.id = c.document_id WHERE d.format IN (SELECT "
+                                           "jsonb_array_elements_text($1::jsonb)) ORDER BY c.id",
+                                       {nlohmann::json(filter.formats).dump()})));
+    }
+    if (!filter.folders.empty()) {
+      // starts_with rather than a range of paths: what sorts between "dir/" and "dir0" depends on the collation.
+      std::vector<std::int64_t> below;
+      for (const auto& [folder, prefix] : folder_prefixes(filter.folders)) {
+        below = united(below, ids_of(db().exec("SELECT c.id FROM " + table("chunks") + " c JOIN " + table("documents") +
+                                                   " d ON d.id = c.document_id WHERE d.source = $1 OR "
+                                                   "starts_with(d.source, $2) ORDER BY c.id",
+                                               {folder, prefix})));
       }
+      narrow(allowed, std::move(below));
     }
     return allowed;
   }
@@ -621,6 +646,7 @@ class PostgresSnapshot final : public StorageSnapshot {
     chunk.text = rows.text(r, 7);
     chunk.metadata = parse_metadata(rows.text(r, 8));
     chunk.section = rows.text(r, 9);
+    chunk.format = rows.text(r, 10);
     return chunk;
   }
 
@@ -628,7 +654,8 @@ class PostgresSnapshot final : public StorageSnapshot {
     std::vector<StoredChunk> result;
     if (ids.empty()) return result;
     const auto rows = db().exec(
-        "SELECT c.id, d.key, d.source, d.title, c.ordinal, c.start_byte, c.end_byte, c.text, d.metadata, c.section "
+        "SELECT c.id, d.key, d.source, d.title, c.ordinal, c.start_byte, c.end_byte, c.text, d.metadata, c.section, "
+        "d.format "
         "FROM " +
             table("chunks") + " c JOIN " + table("documents") +
             " d ON d.id = c.document_id WHERE c.id = ANY($1::bigint[])",
@@ -647,7 +674,8 @@ class PostgresSnapshot final : public StorageSnapshot {
   std::vector<StoredChunk> document_chunks(std::string_view key) override {
     std::vector<StoredChunk> result;
     const auto rows = db().exec(
-        "SELECT c.id, d.key, d.source, d.title, c.ordinal, c.start_byte, c.end_byte, c.text, d.metadata, c.section "
+        "SELECT c.id, d.key, d.source, d.title, c.ordinal, c.start_byte, c.end_byte, c.text, d.metadata, c.section, "
+        "d.format "
         "FROM " +
             table("documents") + " d JOIN " + table("chunks") +
             " c ON c.document_id = d.id WHERE d.key = $1 ORDER BY c.ordinal",
@@ -700,6 +728,12 @@ IndexStats PostgresStorage::stats() const {
   stats.sources = static_cast<std::size_t>(count(db, "SELECT count(*) FROM " + table("sources")));
   stats.documents = static_cast<std::size_t>(count(db, "SELECT count(*) FROM " + table("documents")));
   stats.chunks = static_cast<std::size_t>(count(db, "SELECT count(*) FROM " + table("chunks")));
+  {
+    const auto formats = db.exec("SELECT format, count(*) FROM " + table("documents") + " GROUP BY format");
+    for (int r = 0; r < formats.rows(); ++r) {
+      stats.documents_by_format[std::string(formats.text(r, 0))] = static_cast<std::size_t>(formats.integer(r, 1));
+    }
+  }
   if (config_.sparse_model) {
     stats.sparse_postings = static_cast<std::size_t>(count(db, "SELECT sum(sparse_terms) FROM " + table("chunks")));
   }

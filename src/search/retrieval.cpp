@@ -84,6 +84,11 @@ SearchResult retrieve(const IndexStorage& storage, std::string_view query, const
     throw Error(ErrorCode::kInvalidArgument, "k must be between 1 and " + std::to_string(kMaxResults));
   }
   if (query.empty()) throw Error(ErrorCode::kInvalidInput, "the query is empty");
+  if (options.offset > kMaxResults - options.k) {
+    throw Error(ErrorCode::kInvalidArgument, "offset + k must be at most " + std::to_string(kMaxResults));
+  }
+  // A later page ranks as deep as it reaches and skips the first `offset` hits.
+  const std::size_t wanted = options.offset + options.k;
   const std::vector<SearchMode> lists = lists_of(options, storage.config());
   const bool wants_vectors = uses(lists, SearchMode::kVector);
   const bool wants_sparse = uses(lists, SearchMode::kSparse);
@@ -102,8 +107,8 @@ SearchResult retrieve(const IndexStorage& storage, std::string_view query, const
                                                  storage.config().sparse_model->name);
   }
   const Reranker* reranker = models.reranker;
-  std::size_t depth = options.k;
-  if (reranker) depth = std::clamp(options.rerank_candidates, options.k, kMaxResults);
+  std::size_t depth = wanted;
+  if (reranker) depth = std::clamp(options.rerank_candidates, wanted, kMaxResults);
   // Fusion needs room below the cut: a chunk ranked 40th in both lists can beat one ranked 5th in one.
   const std::size_t list_depth = options.mode == SearchMode::kHybrid ? std::max<std::size_t>(depth, 50) : depth;
 
@@ -117,7 +122,7 @@ SearchResult retrieve(const IndexStorage& storage, std::string_view query, const
 
   SearchResult result;
   auto snapshot = storage.snapshot();
-  const AllowedChunks allowed = snapshot->filter(options.filters);
+  const AllowedChunks allowed = snapshot->filter({options.filters, options.formats, options.folders});
   std::vector<ScoredChunk> by_vector;
   std::vector<ScoredChunk> by_keyword;
   std::vector<ScoredChunk> by_sparse;
@@ -169,6 +174,7 @@ SearchResult retrieve(const IndexStorage& storage, std::string_view query, const
     hit.document_id = std::move(chunk.document_key);
     hit.source = std::move(chunk.source);
     hit.title = std::move(chunk.title);
+    hit.format = std::move(chunk.format);
     hit.chunk_id = chunk.id;
     hit.chunk_index = chunk.ordinal;
     hit.section = chunk.section;
@@ -194,7 +200,8 @@ SearchResult retrieve(const IndexStorage& storage, std::string_view query, const
     for (const auto i : order) reordered.push_back(std::move(hits[i]));
     hits = std::move(reordered);
   }
-  if (hits.size() > options.k) hits.resize(options.k);
+  if (hits.size() > wanted) hits.resize(wanted);
+  hits.erase(hits.begin(), hits.begin() + static_cast<std::ptrdiff_t>(std::min(options.offset, hits.size())));
   result.hits = std::move(hits);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return result;

@@ -4,9 +4,12 @@
 
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "search/digest.hpp"
+#include "search/formats/formats.hpp"
+#include "search/formats/text_util.hpp"
 #include "search/ingest.hpp"
 #include "search/retrieval.hpp"
 #include "search/storage.hpp"
@@ -309,6 +312,7 @@ std::optional<DocumentView> SearchIndex::document(std::string_view id, std::size
   view.id = chunks.front().document_key;
   view.source = chunks.front().source;
   view.title = chunks.front().title;
+  view.format = chunks.front().format;
   view.metadata = chunks.front().metadata;
   view.chunks = chunks.size();
   // Chunks overlap and cover the text but for whitespace between them:
@@ -338,6 +342,97 @@ std::optional<DocumentView> SearchIndex::document(std::string_view id, std::size
   view.end = std::max(view.begin, boundary(end));
   view.text = text.substr(view.begin, view.end - view.begin);
   return view;
+}
+
+namespace original_files {
+
+bool is_utf8(std::string_view bytes) {
+  try {
+    search::text::require_utf8(bytes, "");
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+std::string media_type_of(std::string_view format, std::string_view content) {
+  static const std::map<std::string_view, std::string_view> kBinary = {
+      {"pdf", "application/pdf"},
+      {"epub", "application/epub+zip"},
+      {"docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document"},
+      {"xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"},
+      {"pptx", "application/vnd.openxmlformats-officedocument.presentationml.presentation"},
+      {"odt", "application/vnd.oasis.opendocument.text"},
+      {"ods", "application/vnd.oasis.opendocument.spreadsheet"},
+      {"odp", "application/vnd.oasis.opendocument.presentation"},
+      {"zip", "application/zip"},
+      {"tar", "application/x-tar"},
+      {"gzip", "application/gzip"},
+      {"bzip2", "application/x-bzip2"},
+      {"xz", "application/x-xz"},
+      {"email", "message/rfc822"},
+      {"mbox", "application/mbox"},
+  };
+  if (const auto it = kBinary.find(format); it != kBinary.end()) return std::string(it->second);
+  // Text: HTML as HTML, the rest (Markdown, source code, manual pages...) as plain text, in UTF-8 when
+  // that is what the bytes are.
+  std::string type = format == "html" ? "text/html" : "text/plain";
+  // `content` is the file's first bytes: a character cut at their end does not count.
+  std::size_t end = content.size();
+  if (end == search::kSniffBytes) {
+    while (end > 0 && (static_cast<unsigned char>(content[end - 1]) & 0xC0U) == 0x80U) --end;
+    if (end > 0 && static_cast<unsigned char>(content[end - 1]) >= 0xC0U) --end;
+  }
+  if (is_utf8(content.substr(0, end))) type += "; charset=utf-8";
+  return type;
+}
+
+}  // namespace original_files
+
+OriginalFile SearchIndex::original(std::string_view id, std::uint64_t max_bytes) const {
+  const auto stored = impl_->storage->document(id);
+  if (!stored) throw Error(ErrorCode::kNotFound, "no document " + std::string(id) + " in this index");
+  const std::string& source = stored->second;
+  // A member of an archive, an attachment or a record of a JSONL file has no file of its own.
+  if (source != id) {
+    throw Error(ErrorCode::kNotFound, "document " + std::string(id) + " is a part of " + source +
+                                          ", not a file of its own: only its indexed text can be shown");
+  }
+  const auto recorded = impl_->storage->source_hash(source);
+  if (!recorded) throw Error(ErrorCode::kNotFound, source + " is not a file this index has read");
+  OriginalFile original;
+  original.path = source;
+  try {
+    std::uint64_t size = 0;
+    const int fd = search::open_source_file(original.path, size);
+    original.descriptor = std::shared_ptr<const int>(new int(fd), [](const int* owned) {
+      ::close(*owned);
+      delete owned;  // NOLINT(cppcoreguidelines-owning-memory): the descriptor's own deleter
+    });
+    if (size > max_bytes) {
+      throw Error(ErrorCode::kNotFound, "it is " + std::to_string(size) + " bytes, more than the " +
+                                            std::to_string(max_bytes) +
+                                            " served as an original file: its indexed text can be shown");
+    }
+    // The bytes served are the bytes checked: read again from the same open file.
+    if (search::descriptor_sha256(fd, original.size) != *recorded) {
+      throw Error(ErrorCode::kNotFound,
+                  "it has changed since it was indexed: run sieve index add again to index what it holds now");
+    }
+    std::string head(search::kSniffBytes, '\0');
+    const ssize_t got = ::pread(fd, head.data(), head.size(), 0);
+    head.resize(got > 0 ? static_cast<std::size_t>(got) : 0);
+    if (::lseek(fd, 0, SEEK_SET) != 0) throw Error(ErrorCode::kInvalidInput, "cannot read it again");
+    const auto detection = search::detect_format(original.path.filename().string(), head);
+    if (detection.format == nullptr || detection.format->name == "jsonl") {
+      throw Error(ErrorCode::kNotFound, "it holds more than one document: only their indexed text can be shown");
+    }
+    original.format = detection.format->name;
+    original.media_type = original_files::media_type_of(original.format, head);
+  } catch (const Error& e) {
+    throw Error(ErrorCode::kNotFound, source + ": " + e.what());
+  }
+  return original;
 }
 
 DocumentListing SearchIndex::documents(std::string_view after, std::size_t limit) const {

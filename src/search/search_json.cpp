@@ -31,6 +31,7 @@ std::string search_result_json(const SearchResult& result, std::string_view quer
                     {"document_id", hit.document_id},
                     {"source", hit.source},
                     {"title", hit.title},
+                    {"format", hit.format},
                     {"chunk_id", hit.chunk_id},
                     {"chunk_index", hit.chunk_index},
                     {"chunk_begin", hit.chunk_begin},
@@ -55,6 +56,7 @@ std::string document_json(const DocumentView& document) {
   return dump({{"id", document.id},
                {"source", document.source},
                {"title", document.title},
+               {"format", document.format},
                {"metadata", metadata},
                {"begin", document.begin},
                {"end", document.end},
@@ -91,7 +93,8 @@ std::string index_stats_json(const IndexStats& stats) {
                {"database_bytes", stats.database_bytes},
                {"ann_bytes", stats.ann_bytes},
                {"ann_elements", stats.ann_elements},
-               {"exact_threshold", stats.exact_threshold}});
+               {"exact_threshold", stats.exact_threshold},
+               {"documents_by_format", stats.documents_by_format}});
 }
 
 std::string ingest_report_json(const IngestReport& report) {

@@ -39,7 +39,7 @@ CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sources(path TEXT PRIMARY KEY, content_hash TEXT NOT NULL, bytes INTEGER NOT NULL,
   indexed_at TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS documents(id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, source TEXT NOT NULL,
-  title TEXT NOT NULL, content_hash TEXT NOT NULL, metadata TEXT NOT NULL);
+  title TEXT NOT NULL, content_hash TEXT NOT NULL, metadata TEXT NOT NULL, format TEXT NOT NULL DEFAULT '');
 CREATE INDEX IF NOT EXISTS documents_by_source ON documents(source);
 CREATE TABLE IF NOT EXISTS chunks(id INTEGER PRIMARY KEY AUTOINCREMENT, document_id INTEGER NOT NULL,
   ordinal INTEGER NOT NULL, start_byte INTEGER NOT NULL, end_byte INTEGER NOT NULL, text TEXT NOT NULL,
@@ -165,10 +165,10 @@ class SqliteWriter final : public StorageWriter {
   void add_document(const NewDocument& document) override {
     nlohmann::json metadata = nlohmann::json::object();
     for (const auto& [key, value] : document.metadata) metadata[key] = value;
-    auto insert =
-        db_->prepare("INSERT INTO documents(key, source, title, content_hash, metadata) VALUES (?, ?, ?, ?, ?)");
+    auto insert = db_->prepare(
+        "INSERT INTO documents(key, source, title, content_hash, metadata, format) VALUES (?, ?, ?, ?, ?, ?)");
     insert.bind(1, document.key).bind(2, document.source).bind(3, document.title).bind(4, document.content_hash);
-    insert.bind(5, metadata.dump()).run();
+    insert.bind(5, metadata.dump()).bind(6, document.format).run();
     const std::int64_t id = db_->last_insert_rowid();
     auto insert_metadata = db_->prepare("INSERT OR REPLACE INTO document_metadata VALUES (?, ?, ?)");
     for (const auto& [key, value] : document.metadata) insert_metadata.bind(1, id).bind(2, key).bind(3, value).run();
@@ -268,6 +268,25 @@ class SqliteStorage final : public IndexStorage {
     // chunks until their files are read again.
     if (!db.prepare("SELECT 1 FROM pragma_table_info('chunks') WHERE name = 'section'").step()) {
       db.exec("ALTER TABLE chunks ADD COLUMN section TEXT NOT NULL DEFAULT ''");
+    }
+    // Indexes made before documents knew their format get the column, their documents' formats guessed
+    // from their file names.
+    if (!db.prepare("SELECT 1 FROM pragma_table_info('documents') WHERE name = 'format'").step()) {
+      Transaction transaction(db, Transaction::Kind::kWrite);
+      // Another process may have added it meanwhile.
+      if (!db.prepare("SELECT 1 FROM pragma_table_info('documents') WHERE name = 'format'").step()) {
+        db.exec("ALTER TABLE documents ADD COLUMN format TEXT NOT NULL DEFAULT ''");
+      }
+      std::vector<std::pair<std::int64_t, std::string>> formats;
+      auto documents = db.prepare("SELECT id, key, source FROM documents");
+      while (documents.step()) {
+        formats.emplace_back(documents.integer(0), format_by_name(documents.text(1), documents.text(2)));
+      }
+      auto update = db.prepare("UPDATE documents SET format = ? WHERE id = ?");
+      for (const auto& [id, format] : formats) {
+        update.bind(1, format).bind(2, id).run();
+      }
+      transaction.commit();
     }
     config_ = read_config_from(db);
   }
@@ -469,11 +488,15 @@ class SqliteSnapshot final : public StorageSnapshot {
     chunk_count_ = static_cast<std::size_t>(SqliteStorage::count(db, "SELECT count(*) FROM chunks"));
   }
 
-  AllowedChunks filter(const std::vector<std::pair<std::string, std::string>>& filters) override {
-    if (filters.empty()) return std::nullopt;
-    std::vector<std::int64_t> allowed;
-    bool first = true;
-    for (const auto& [key, value] : filters) {
+  AllowedChunks filter(const ChunkFilter& filter) override {
+    if (filter.empty()) return std::nullopt;
+    AllowedChunks allowed;
+    const auto ids_of = [](Statement& statement) {
+      std::vector<std::int64_t> ids;
+      while (statement.step()) ids.push_back(statement.integer(0));
+      return ids;
+    };
+    for (const auto& [key, value] : filter.metadata) {
       auto statement =
           key == "source"
               ? lease_.db->prepare(
@@ -483,16 +506,27 @@ class SqliteSnapshot final : public StorageSnapshot {
                     "SELECT c.id FROM chunks c JOIN document_metadata m ON m.document_id = c.document_id "
                     "WHERE m.key = ?1 AND m.value = ?2 ORDER BY c.id");
       statement.bind(1, key).bind(2, value);
-      std::vector<std::int64_t> ids;
-      while (statement.step()) ids.push_back(statement.integer(0));
-      if (first) {
-        allowed = std::move(ids);
-        first = false;
-      } else {
-        std::vector<std::int64_t> both;
-        std::set_intersection(allowed.begin(), allowed.end(), ids.begin(), ids.end(), std::back_inserter(both));
-        allowed = std::move(both);
+      narrow(allowed, ids_of(statement));
+    }
+    if (!filter.formats.empty()) {
+      auto statement = lease_.db->prepare(
+          "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id "
+          "WHERE d.format IN (SELECT value FROM json_each(?1)) ORDER BY c.id");
+      statement.bind(1, nlohmann::json(filter.formats).dump());
+      narrow(allowed, ids_of(statement));
+    }
+    if (!filter.folders.empty()) {
+      // substr rather than a range of paths: what sorts between "dir/" and "dir0" depends on the collation.
+      auto statement = lease_.db->prepare(
+          "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id "
+          "WHERE d.source = ?1 OR substr(d.source, 1, length(?2)) = ?2 ORDER BY c.id");
+      std::vector<std::int64_t> below;
+      for (const auto& [folder, prefix] : folder_prefixes(filter.folders)) {
+        statement.bind(1, folder).bind(2, prefix);
+        below = united(below, ids_of(statement));
+        statement.reset();
       }
+      narrow(allowed, std::move(below));
     }
     return allowed;
   }
@@ -602,13 +636,15 @@ class SqliteSnapshot final : public StorageSnapshot {
     chunk.text = statement.text(7);
     chunk.metadata = parse_metadata(statement.text_view(8));
     chunk.section = statement.text(9);
+    chunk.format = statement.text(10);
     return chunk;
   }
 
   std::vector<StoredChunk> chunks(std::span<const std::int64_t> ids) override {
     std::vector<StoredChunk> result;
     auto statement = lease_.db->prepare(
-        "SELECT c.id, d.key, d.source, d.title, c.ordinal, c.start_byte, c.end_byte, c.text, d.metadata, c.section "
+        "SELECT c.id, d.key, d.source, d.title, c.ordinal, c.start_byte, c.end_byte, c.text, d.metadata, c.section, "
+        "d.format "
         "FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id = ?");
     for (const std::int64_t id : ids) {
       statement.bind(1, id);
@@ -623,7 +659,8 @@ class SqliteSnapshot final : public StorageSnapshot {
   std::vector<StoredChunk> document_chunks(std::string_view key) override {
     std::vector<StoredChunk> result;
     auto statement = lease_.db->prepare(
-        "SELECT c.id, d.key, d.source, d.title, c.ordinal, c.start_byte, c.end_byte, c.text, d.metadata, c.section "
+        "SELECT c.id, d.key, d.source, d.title, c.ordinal, c.start_byte, c.end_byte, c.text, d.metadata, c.section, "
+        "d.format "
         "FROM documents d JOIN chunks c ON c.document_id = d.id WHERE d.key = ? ORDER BY c.ordinal");
     statement.bind(1, key);
     while (statement.step()) {
@@ -796,6 +833,10 @@ IndexStats SqliteStorage::stats() const {
   stats.sources = static_cast<std::size_t>(count(db, "SELECT count(*) FROM sources"));
   stats.documents = static_cast<std::size_t>(count(db, "SELECT count(*) FROM documents"));
   stats.chunks = static_cast<std::size_t>(count(db, "SELECT count(*) FROM chunks"));
+  {
+    auto formats = db.prepare("SELECT format, count(*) FROM documents GROUP BY format");
+    while (formats.step()) stats.documents_by_format[formats.text(0)] = static_cast<std::size_t>(formats.integer(1));
+  }
   if (config_.sparse_model) {
     stats.sparse_postings = static_cast<std::size_t>(count(db, "SELECT count(*) FROM sparse_postings"));
   }

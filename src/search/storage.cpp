@@ -1,9 +1,52 @@
 #include "search/storage.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
+#include "search/formats/formats.hpp"
+#include "sieve/error.hpp"
+
 namespace sieve::search {
+
+std::vector<std::pair<std::string, std::string>> folder_prefixes(const std::vector<std::string>& folders) {
+  std::vector<std::pair<std::string, std::string>> prefixes;
+  for (std::string folder : folders) {
+    if (folder.empty() || folder.front() != '/') {
+      throw Error(ErrorCode::kInvalidArgument,
+                  "a folder to search in must be an absolute path, not \"" + folder + "\"");
+    }
+    while (folder.size() > 1 && folder.back() == '/') folder.pop_back();
+    std::string below = folder == "/" ? folder : folder + "/";
+    prefixes.emplace_back(std::move(folder), std::move(below));
+  }
+  return prefixes;
+}
+
+void narrow(AllowedChunks& allowed, std::vector<std::int64_t> ids) {
+  if (!allowed) {
+    allowed = std::move(ids);
+    return;
+  }
+  std::vector<std::int64_t> both;
+  std::set_intersection(allowed->begin(), allowed->end(), ids.begin(), ids.end(), std::back_inserter(both));
+  allowed = std::move(both);
+}
+
+std::vector<std::int64_t> united(const std::vector<std::int64_t>& a, const std::vector<std::int64_t>& b) {
+  std::vector<std::int64_t> out;
+  out.reserve(a.size() + b.size());
+  std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+  return out;
+}
+
+std::string format_by_name(std::string_view key, std::string_view source) {
+  // A record of a JSONL file has an id of its own; a member or an attachment is named after the "!".
+  const std::string_view path = key != source && key.find('!') == std::string_view::npos ? source : key;
+  const std::size_t cut = path.find_last_of("/!");
+  const FileFormat* format = format_for_name(cut == std::string_view::npos ? path : path.substr(cut + 1));
+  return format != nullptr ? std::string(format->name) : std::string("text");
+}
 
 void keep_best(std::vector<ScoredChunk>& scored, std::size_t n) {
   const auto better = [](const ScoredChunk& a, const ScoredChunk& b) {

@@ -35,6 +35,7 @@ struct NewDocument {
   std::string source;
   std::string title;
   std::string content_hash;
+  std::string format;  // its reader's name ("pdf", "text")
   Metadata metadata;
   std::vector<NewChunk> chunks;
 };
@@ -44,6 +45,7 @@ struct StoredChunk {
   std::string document_key;
   std::string source;
   std::string title;
+  std::string format;
   std::size_t ordinal = 0;
   std::size_t begin = 0;
   std::size_t end = 0;
@@ -63,8 +65,30 @@ struct ScoredChunk {
   double score = 0;  // higher is better
 };
 
-// Chunk ids allowed by a metadata filter, sorted; nullopt: no filter.
+// Chunk ids allowed by a filter, sorted; nullopt: no filter.
 using AllowedChunks = std::optional<std::vector<std::int64_t>>;
+
+// What a search is restricted to; every part given must hold.
+struct ChunkFilter {
+  std::vector<std::pair<std::string, std::string>> metadata;  // key=value, all of them
+  std::vector<std::string> formats;                           // any of them
+  std::vector<std::string> folders;                           // below any of them (see folder_prefixes)
+  [[nodiscard]] bool empty() const { return metadata.empty() && formats.empty() && folders.empty(); }
+};
+
+// The folders of SearchOptions::folders as (path, path + "/") pairs a source
+// must equal or start with: "/a/b/" and "/a/b" both give ("/a/b", "/a/b/"),
+// so "/a/b" holds "/a/b/c" but not "/a/bc"; "/" holds everything.
+std::vector<std::pair<std::string, std::string>> folder_prefixes(const std::vector<std::string>& folders);
+
+// Narrows `allowed` (nullopt: everything) to the sorted `ids`.
+void narrow(AllowedChunks& allowed, std::vector<std::int64_t> ids);
+// The sorted union of two sorted lists.
+std::vector<std::int64_t> united(const std::vector<std::int64_t>& a, const std::vector<std::int64_t>& b);
+
+// A document's format guessed from its id and file (for documents indexed
+// before formats were recorded): by the file name's ending, else "text".
+std::string format_by_name(std::string_view key, std::string_view source);
 
 // One write transaction; rolled back unless committed.
 class StorageWriter {
@@ -85,7 +109,7 @@ class StorageWriter {
 class StorageSnapshot {
  public:
   virtual ~StorageSnapshot() = default;
-  virtual AllowedChunks filter(const std::vector<std::pair<std::string, std::string>>& filters) = 0;
+  virtual AllowedChunks filter(const ChunkFilter& filter) = 0;
   // Nearest chunks by inner product of normalized vectors.
   virtual std::vector<ScoredChunk> nearest(std::span<const float> query, std::size_t n, const AllowedChunks& allowed,
                                            bool exact, std::size_t ef, bool* used_ann) = 0;

@@ -1,7 +1,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,8 +15,9 @@ namespace sieve::server {
 // One HTTP request as the routes see it: the head is complete and checked
 // (limits, framing, authentication) before any byte of the body is read.
 struct Request {
-  std::string method;                                        // as sent: GET, POST, ...
-  std::string path;                                          // percent-decoded, without the query
+  std::string method;    // as sent: GET, POST, ...
+  std::string path;      // percent-decoded, without the query
+  std::string raw_path;  // the same as sent (escapes kept), for routes whose segments may hold "/"; "" in tests
   std::vector<std::pair<std::string, std::string>> params;   // the query, decoded
   std::vector<std::pair<std::string, std::string>> headers;  // names as sent
   std::string body;
@@ -37,6 +40,10 @@ struct Response {
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
   std::string content_type;
+  // A file to send as the body instead of `body`: an open descriptor, read from where it stands in blocks
+  // (never held in memory whole), `file_size` bytes of it.
+  std::shared_ptr<const int> file;
+  std::uint64_t file_size = 0;
 
   void set_header(std::string name, std::string value);
   void set_content(std::string content, std::string type) {

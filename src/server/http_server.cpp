@@ -9,6 +9,7 @@
 #include <malloc.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -21,6 +22,7 @@
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/error.hpp>
+#include <boost/beast/http/file_body.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
@@ -286,6 +288,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
     }
     head_.method = std::string(head.method_string());
     head_.path = target->first;
+    {
+      const std::string_view sent(head.target().data(), head.target().size());
+      head_.raw_path = std::string(sent.substr(0, sent.find('?')));
+    }
     head_.params = target->second;
     head_.remote_address = client_;
     std::size_t fields = 0;
@@ -433,18 +439,50 @@ class Connection : public std::enable_shared_from_this<Connection> {
     response_->body() = std::move(answer.body);
     response_->prepare_payload();
     if (head_request_) response_->body().clear();  // Content-Length stays the GET answer's
-    head_request_ = false;
     linger_after_ = !keep_alive;
     enter(Phase::kWriting);
     stream_.expires_after(server_.limits.write_timeout);
     auto write = [self = shared_from_this()](const beast::error_code& ec, std::size_t) { self->on_written(ec); };
+    if (answer.file && send_file(answer, write)) return;
+    head_request_ = false;
     http::async_write(stream_, *response_, std::move(write));
+  }
+
+  // A file body goes out in blocks as the socket takes them (Beast's file body over a copy of the
+  // descriptor); a HEAD request gets the head alone, with the file's length.
+  template <class Handler>
+  bool send_file(const Response& answer, const Handler& write) {
+    if (head_request_) {
+      response_->content_length(answer.file_size);
+      head_request_ = false;
+      return false;
+    }
+    beast::error_code ec;
+    beast::file_posix file;
+    const int copy = ::dup(*answer.file);
+    if (copy < 0) return false;
+    file.native_handle(copy);
+    file_response_.emplace(std::move(response_->base()));
+    file_response_->body().reset(std::move(file), ec);
+    if (ec || file_response_->body().size() != answer.file_size) {
+      // Not the file that was checked: its answer is the error the client would get mid-way.
+      file_response_.reset();
+      response_->result(http::status::internal_server_error);
+      response_->body() = R"({"error":{"message":"the file changed while it was being sent","type":"server_error"}})";
+      response_->set(http::field::content_type, "application/json");
+      response_->prepare_payload();
+      return false;
+    }
+    file_response_->content_length(answer.file_size);
+    http::async_write(stream_, *file_response_, write);
+    return true;
   }
 
   void on_written(const beast::error_code& ec) {
     finish_request();
     const bool large = large_request_ || (response_ && response_->body().size() >= kLargeBytes);
     response_.reset();
+    file_response_.reset();
     large_request_ = false;
     // A large request or answer leaves freed memory in the allocator's
     // arenas; it goes back to the system, off the network thread.
@@ -525,6 +563,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::string client_;
   std::optional<http::request_parser<http::string_body>> parser_;
   std::optional<http::response<http::string_body>> response_;
+  std::optional<http::response<http::file_body>> file_response_;
   Request head_;
   Phase phase_ = Phase::kHead;
   Clock::time_point since_ = Clock::now();

@@ -72,8 +72,19 @@ const Router::Route* Router::find(const Request& request, std::vector<std::strin
       if (route.path == request.path) return &route;
       continue;
     }
-    const std::vector<std::string> segments = segments_of(request.path);
+    // Segments are split before they are decoded, so that "%2F" in one (a document id that is a path)
+    // stays in it.
+    std::vector<std::string> segments = segments_of(request.raw_path.empty() ? request.path : request.raw_path);
     if (segments.size() != route.segments.size()) continue;
+    if (!request.raw_path.empty()) {
+      bool decoded = true;
+      for (std::string& segment : segments) {
+        auto plain = percent_decode(segment, false);
+        if (!plain) decoded = false;
+        segment = plain.value_or(std::string());
+      }
+      if (!decoded) continue;
+    }
     std::vector<std::string> found{request.path};
     bool match = true;
     for (std::size_t i = 0; i < segments.size() && match; ++i) {

@@ -44,6 +44,8 @@ void add_cohere_routes(Router& http, ServerState& state);
 void add_operations_routes(Router& http, ServerState& state);
 // POST /v1/search, GET /v1/indexes, GET /v1/indexes/{name}.
 void add_search_routes(Router& http, ServerState& state, const ServedIndexes& indexes);
+// GET /v1/documents, /v1/documents/{id} and /v1/documents/{id}/original.
+void add_document_routes(Router& http, ServerState& state, const ServedIndexes& indexes);
 // POST, DELETE and GET /mcp: the Model Context Protocol over streamable HTTP.
 class McpServer;
 void add_mcp_routes(Router& http, ServerState& state, const McpServer& mcp);

@@ -74,6 +74,21 @@ std::vector<std::pair<std::string, std::string>> read_filters(const json& body) 
   return filters;
 }
 
+// "formats": ["pdf", "markdown"], "folders": ["/srv/docs"]: a list of strings (null or absent: none).
+std::vector<std::string> read_strings(const json& body, const char* field) {
+  std::vector<std::string> items;
+  const auto it = body.find(field);
+  if (it == body.end() || it->is_null()) return items;
+  if (!it->is_array()) throw HttpError(400, "`" + std::string(field) + "` must be an array of strings", field);
+  for (const auto& item : *it) {
+    if (!item.is_string() || item.get<std::string>().empty()) {
+      throw HttpError(400, "`" + std::string(field) + "` must hold non-empty strings", field);
+    }
+    items.push_back(item.get<std::string>());
+  }
+  return items;
+}
+
 // POST /v1/search: the body of sieve::search_result_json, as `sieve search --json` prints it.
 void search(ServerState& state, const ServedIndexes& indexes, const Request& req, Response& res) {
   const json body = parse_object(req.body);
@@ -90,6 +105,13 @@ void search(ServerState& state, const ServedIndexes& indexes, const Request& req
                                                  return optional_int(body, "ef", 1, 100000);
                                                }).value_or(static_cast<std::int64_t>(options.ef_search)));
   options.filters = read_filters(body);
+  options.formats = read_strings(body, "formats");
+  options.folders = read_strings(body, "folders");
+  for (const std::string& folder : options.folders) {
+    if (folder.front() != '/')
+      throw HttpError(400, "`folders` must hold absolute paths, not \"" + folder + "\"", "folders");
+  }
+  options.offset = static_cast<std::size_t>(option([&] { return optional_int(body, "offset", 0, 999); }).value_or(0));
   const Reranker* reranker = nullptr;
   if (const auto name = option([&] { return optional_string(body, "rerank"); })) {
     if (name->empty()) throw HttpError(400, "`rerank` must name a served reranker", "rerank");

@@ -76,6 +76,7 @@ int serve(const ServerOptions& options) {
   add_cohere_routes(router, state);
   add_operations_routes(router, state);
   add_search_routes(router, state, indexes);
+  add_document_routes(router, state, indexes);
   if (!indexes.all().empty()) add_ui_routes(router, state);
   // MCP over the indexes; a search's `rerank` uses the first served reranker.
   McpOptions mcp_options;

@@ -455,3 +455,36 @@ def test_recall_at_10_with_the_real_model(pg, tmp_path):
     assert measured["vector"] >= 0.55
     assert measured["bm25"] >= 0.45
     assert measured["hybrid"] >= max(measured["vector"], measured["bm25"]) - 0.05
+
+
+def test_format_and_folder_filters_and_pages(pg, tiny, tmp_path):
+    """The same filters as the SQLite store: folders on path boundaries ("/b" never holds "/bc"), whatever
+    the database's collation orders between "b/" and "bc"; formats; pages of one ranking."""
+    docs = tmp_path / "docs"
+    for name, text in (("b/one.txt", "Alpine lakes at dawn."), ("bc/two.txt", "Alpine meadows in summer."),
+                       ("b-c/three.txt", "Alpine passes in winter."), ("b/deeper/four.md", "# Ridge\n\nAlpine ridges."),
+                       ("notes.md", "# Notes\n\nAlpine notes."), ("b.txt", "Alpine file beside the folder.")):
+        (docs / name).parent.mkdir(parents=True, exist_ok=True)
+        (docs / name).write_text(text + "\n")
+    docs = docs.resolve()
+    sieve("index", "add", "--store", pg.url_for("filters"), "--model", str(tiny), "--quiet", str(docs))
+
+    def sources(*extra: str) -> set[str]:
+        hits = search(pg.url_for("filters"), "alpine", "-k", "50", *extra)["hits"]
+        return {str(Path(h["source"]).relative_to(docs)) for h in hits}
+
+    assert sources("--folder", str(docs / "b")) == {"b/one.txt", "b/deeper/four.md"}
+    assert sources("--folder", str(docs / "b") + "/") == {"b/one.txt", "b/deeper/four.md"}
+    assert sources("--folder", str(docs / "bc")) == {"bc/two.txt"}
+    assert sources("--folder", str(docs / "b.txt"), "--folder", str(docs / "b-c")) == {"b.txt", "b-c/three.txt"}
+    assert sources("--format", "markdown") == {"b/deeper/four.md", "notes.md"}
+    assert sources("--format", "markdown", "--folder", str(docs / "b")) == {"b/deeper/four.md"}
+    stats = json.loads(sieve("index", "stats", "--store", pg.url_for("filters"), "--json").stdout)
+    assert stats["documents_by_format"] == {"text": 4, "markdown": 2}
+    # An index made before documents recorded their format gets them from the file names.
+    pg.psql("ALTER TABLE sieve_filters.documents DROP COLUMN format")
+    assert sources("--format", "markdown") == {"b/deeper/four.md", "notes.md"}
+    whole = [h["chunk_id"] for h in search(pg.url_for("filters"), "alpine", "-k", "6")["hits"]]
+    pages = [h["chunk_id"] for o in ("0", "3") for h in search(pg.url_for("filters"), "alpine", "-k", "3",
+                                                                "--offset", o)["hits"]]
+    assert len(whole) == 6 and pages == whole

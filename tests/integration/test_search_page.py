@@ -19,6 +19,7 @@ import pytest
 
 from conftest import MODEL, ROOT, run_sieve
 from server_harness import Server, models_root
+from test_formats import minimal_pdf
 
 FIXTURES = Path(os.environ.get("SIEVE_FIXTURES_DIR", ROOT / "build" / "fixtures"))
 CROSS_ENCODER = FIXTURES / "cross-encoder-minilm-l6"
@@ -46,9 +47,18 @@ def server(tmp_path_factory):
                                       "Dynamic quantization needs no calibration.\n")
     (docs / "cats.txt").write_text("Cats sleep most of the day and hunt at dawn.\n")
     (docs / "évil.txt").write_text(MARKUP + "\n")
+    # A PDF whose second page starts a chunk of its own; a folder beside one whose name it begins.
+    (docs / "survey.pdf").write_bytes(minimal_pdf(
+        [f"Meadow flowers bloom in spring near the old mill, says page {n}." for n in range(1, 21)]
+        + [f"Glacier ice moves downhill slowly into the valley, says page {n}." for n in range(21, 41)]))
+    for folder, animal in (("pets", "Dogs"), ("pets-wild", "Wolves")):
+        (docs / folder).mkdir()
+        for i in range(3):
+            (docs / folder / f"{animal.lower()}{i}.txt").write_text(f"{animal} run through the snow, note {i}.\n")
     run_sieve("index", "add", "--index", str(tmp / "docs.idx"), "--model", str(MODEL), "--quiet", str(docs))
     root = models_root(tmp, {"all-MiniLM-L6-v2": MODEL, "reranker": CROSS_ENCODER})
     s = Server(root, "--index", f"docs={tmp / 'docs.idx'}", env={"SIEVE_API_KEYS": KEY})
+    s.docs = docs.resolve()
     yield s
     assert s.stop() == 0, s.output()
 
@@ -190,3 +200,170 @@ def test_no_page_without_an_index(tmp_path):
         assert body is not None
     finally:
         assert s.stop() == 0
+
+
+def open_page(browser, url: str) -> None:
+    """Loads the page, giving the key when it asks for one."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    browser.get(url)
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#index option")
+             or d.find_element(By.ID, "key-form").is_displayed())
+    if browser.find_element(By.ID, "key-form").is_displayed():
+        browser.find_element(By.ID, "api-key").send_keys(KEY, Keys.ENTER)
+        wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#index option"))
+
+
+def results(browser) -> list:
+    from selenium.webdriver.common.by import By
+
+    wait_for(browser, lambda d: "result" in d.find_element(By.ID, "status").text
+             or "error" in d.find_element(By.ID, "status").get_attribute("class"))
+    status = browser.find_element(By.ID, "status")
+    assert "error" not in status.get_attribute("class"), status.text
+    return browser.find_elements(By.CSS_SELECTOR, "#results > li")
+
+
+def test_hits_show_format_and_page_and_link_to_the_document(server, browser):
+    from selenium.webdriver.common.by import By
+
+    open_page(browser, server.url + "/ui")
+    formats = [o.text for o in browser.find_elements(By.CSS_SELECTOR, "#format option")]
+    assert formats[0] == "any" and "pdf (1)" in formats and "markdown (1)" in formats, formats
+    hits = search(browser, "glacier ice moves downhill")
+    # A chunk that starts on a later page says which.
+    pdf = [h for h in hits if "survey.pdf" in h.find_element(By.CLASS_NAME, "source").text
+           and [e.text for e in h.find_elements(By.CLASS_NAME, "section")] not in ([], ["page 1"])]
+    assert pdf, [h.text for h in hits]
+    facts = pdf[0].find_element(By.CLASS_NAME, "facts")
+    assert facts.find_element(By.CLASS_NAME, "format").get_attribute("textContent") == "pdf"
+    page = facts.find_element(By.CLASS_NAME, "section").text.removeprefix("page ")
+    assert page.isdigit() and int(page) > 1
+    # The page's text is in the chunk (from the PDF itself: each page names its number).
+    assert f"says page {page}." in pdf[0].find_element(By.CLASS_NAME, "text").text
+    original = facts.find_element(By.CLASS_NAME, "original").get_attribute("href")
+    assert original.endswith(f"/original?index=docs#page={page}") and "%2Fsurvey.pdf" in original, original
+    # The link serves the file itself (with the key; the page fetches it so).
+    status, headers, _ = server.get(original.split(server.url)[1].split("#")[0],
+                                    headers={"Authorization": f"Bearer {KEY}"})
+    assert status == 200 and headers["Content-Type"] == "application/pdf"
+
+    # The title opens the document's text at the hit, marked and in view.
+    chunk_text = pdf[0].find_element(By.CLASS_NAME, "text").text
+    pdf[0].find_element(By.CSS_SELECTOR, "h2 a").click()
+    wait_for(browser, lambda d: d.find_element(By.ID, "document").is_displayed()
+             and d.find_elements(By.CSS_SELECTOR, "#document-text mark"))
+    mark = browser.find_element(By.CSS_SELECTOR, "#document-text mark")
+    # The mark is the chunk (the hit shows it, or a snippet of it).
+    assert " ".join(chunk_text.strip("… ").split()[1:5]) in " ".join(mark.text.split())
+    assert "doc=" in browser.current_url and not browser.find_element(By.ID, "results").is_displayed()
+    assert browser.execute_script(
+        "const r = arguments[0].getBoundingClientRect(); return r.bottom > 0 && r.top < window.innerHeight", mark)
+    screenshot(browser, "search-page-document.png")
+    # Back: the same results again.
+    browser.find_element(By.ID, "back").click()
+    hits = results(browser)
+    assert any("survey.pdf" in h.find_element(By.CLASS_NAME, "source").text for h in hits)
+
+
+def test_original_file_opens_with_the_key(server, browser):
+    """A link cannot send the API key: the page fetches the file with it and opens what it got (text as
+    text, never as markup of this page's origin)."""
+    from selenium.webdriver.common.by import By
+
+    open_page(browser, server.url + "/ui")
+    hits = search(browser, "evil notes script bold")
+    evil = [h for h in hits if "évil.txt" in h.find_element(By.CLASS_NAME, "source").text]
+    assert evil
+    before = set(browser.window_handles)
+    evil[0].find_element(By.CLASS_NAME, "original").click()
+    wait_for(browser, lambda d: len(d.window_handles) > len(before))
+    page = browser.current_window_handle
+    browser.switch_to.window((set(browser.window_handles) - before).pop())
+    try:
+        wait_for(browser, lambda d: d.current_url.startswith("blob:") and "Evil notes" in d.page_source)
+        assert browser.find_element(By.TAG_NAME, "body").text.strip() == MARKUP
+        # In UTF-8, as the server said.
+        assert browser.execute_script("return document.characterSet") == "UTF-8"
+        assert browser.title != "pwned" and not browser.find_elements(By.TAG_NAME, "img")
+    finally:
+        browser.close()
+        browser.switch_to.window(page)
+
+
+def test_filters_and_pages(server, browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    open_page(browser, server.url + "/ui")
+    Select(browser.find_element(By.ID, "format")).select_by_value("pdf")
+    hits = search(browser, "snow")
+    assert hits and {h.find_element(By.CLASS_NAME, "format").text.lower() for h in hits} == {"pdf"}
+    Select(browser.find_element(By.ID, "format")).select_by_value("")
+    # A folder holds what lies below it, not a folder whose name it begins.
+    folder = browser.find_element(By.ID, "folder")
+    folder.send_keys(str(server.docs / "pets"))
+    k = browser.find_element(By.ID, "k")
+    k.clear()
+    k.send_keys("2")
+    first = search(browser, "run through the snow")
+    sources = lambda hits: [h.find_element(By.CLASS_NAME, "source").text.split(" · ")[0] for h in hits]
+    first = sources(first)  # the elements go with the page
+    assert len(first) == 2 and all(s.startswith(str(server.docs / "pets") + "/") for s in first)
+    assert browser.find_element(By.ID, "pager").is_displayed()
+    assert not browser.find_element(By.ID, "previous").is_enabled()
+    browser.find_element(By.ID, "next").click()
+    wait_for(browser, lambda d: "page=2" in d.current_url)
+    second = results(browser)
+    assert browser.find_element(By.ID, "page").text == "Page 2"
+    assert len(second) == 1 and sources(second)[0].startswith(str(server.docs / "pets") + "/")
+    assert set(first).isdisjoint(sources(second))  # page 2 continues page 1
+    assert browser.find_element(By.ID, "results").get_attribute("start") == "3"
+    assert not browser.find_element(By.ID, "next").is_enabled()
+    browser.find_element(By.ID, "previous").click()
+    wait_for(browser, lambda d: "page=2" not in d.current_url)
+    assert sources(results(browser)) == first
+
+
+def test_relevance_and_snippet_when_the_server_gives_them(server, browser):
+    open_page(browser, server.url + "/ui")
+    shown = browser.execute_script("""
+      const base = {document_id: "/d/a.txt", source: "/d/a.txt", title: "A", format: "text", section: "",
+                    chunk_index: 0, chunk_begin: 0, chunk_end: 20, score: 0.5, text: "alpha beta gamma",
+                    matches: [[6, 10]], metadata: {}};
+      const withNew = renderHit({...base, relevance: 0.873, rank: 1, snippet: "…beta gamma…",
+                                 snippet_matches: [[3, 7]]}, "docs", "");
+      const without = renderHit(base, "docs", "");
+      const marks = (li) => [...li.querySelectorAll("mark")].map((m) => m.textContent);
+      return [withNew.textContent, marks(withNew), without.textContent, marks(without)];""")
+    assert "87% relevant" in shown[0] and shown[1] == ["beta"] and "…beta gamma…" in shown[0]
+    assert "relevant" not in shown[2] and shown[3] == ["beta"] and "alpha beta gamma" in shown[2]
+
+
+def test_narrow_window_with_results_and_a_document(server, browser):
+    from selenium.webdriver.common.by import By
+
+    browser.set_window_size(360, 780)
+    try:
+        open_page(browser, server.url + "/ui")
+        hits = search(browser, "glacier ice moves downhill")
+        assert hits
+        wider = "return document.documentElement.scrollWidth - window.innerWidth"
+        assert browser.execute_script(wider) <= 0
+        # Words break only between words; paths and ids anywhere.
+        styles = browser.execute_script("""
+          const style = (sel) => { const e = document.querySelector(sel); const c = getComputedStyle(e);
+                                   return [c.overflowWrap, c.wordBreak, c.hyphens]; };
+          return {text: style("#results .text"), source: style("#results .source"), title: style("#results h2"),
+                  body: style("body")};""")
+        assert styles["text"] == ["break-word", "normal", "manual"], styles
+        assert styles["title"] == ["break-word", "normal", "manual"], styles
+        assert styles["body"] == ["normal", "normal", "manual"], styles
+        assert styles["source"][0] == "anywhere", styles
+        hits[0].find_element(By.CSS_SELECTOR, "h2 a").click()
+        wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#document-text mark"))
+        assert browser.execute_script(wider) <= 0
+        screenshot(browser, "search-page-document-narrow.png")
+    finally:
+        browser.set_window_size(1200, 900)

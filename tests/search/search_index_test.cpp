@@ -169,6 +169,73 @@ TEST_F(SearchIndexTest, DocumentTextIsRebuiltFromItsChunksAndCutToASpan) {
   EXPECT_LT(first.documents.back().id, rest.documents.front().id);
 }
 
+TEST_F(SearchIndexTest, OriginalFileOnlyWhileItIsTheFileIndexed) {
+  auto index = create();
+  (void)index.add({docs_.path()}, *embedder_);
+  const std::string volcano = (docs_.path() / "volcano.txt").string();
+  const auto original = index.original(volcano, 1 << 20);
+  // Open at its start, the file's bytes.
+  std::string content(original.size, '\0');
+  ASSERT_EQ(::read(*original.descriptor, content.data(), content.size()), static_cast<ssize_t>(content.size()));
+  EXPECT_EQ(content, kDocuments[0].second);
+  EXPECT_EQ(original.format, "text");
+  EXPECT_EQ(original.media_type, "text/plain; charset=utf-8");
+  EXPECT_EQ(index.original((docs_.path() / "orbit.html").string(), 1 << 20).media_type, "text/html; charset=utf-8");
+  const auto refused = [&index](const std::string& id, std::uint64_t max_bytes, const std::string& why) {
+    try {
+      (void)index.original(id, max_bytes);
+      ADD_FAILURE() << id << " was served";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::kNotFound);
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+  };
+  refused(volcano, 10, "bytes, more than the 10");
+  refused("r1", 1 << 20, "not a file of its own");  // a JSONL record
+  refused("no such document", 1 << 20, "no document");
+  write(docs_.path() / "volcano.txt", "Volcanoes changed.");
+  refused(volcano, 1 << 20, "has changed since it was indexed");
+  fs::remove(docs_.path() / "volcano.txt");
+  refused(volcano, 1 << 20, "cannot open");
+}
+
+TEST_F(SearchIndexTest, FormatsFoldersAndPages) {
+  write(docs_.path() / "notes-extra/other.txt", "Chess clocks and openings.");
+  auto index = create();
+  (void)index.add({docs_.path()}, *embedder_);
+  const auto stats = index.stats();
+  EXPECT_EQ(stats.documents_by_format,
+            (std::map<std::string, std::size_t>{{"html", 1}, {"jsonl", 2}, {"markdown", 1}, {"text", 3}}));
+  SearchOptions options;
+  options.mode = SearchMode::kVector;
+  options.k = 50;
+  const auto sources = [&](const SearchOptions& o) {
+    std::set<std::string> found;
+    for (const auto& hit : index.search("chess openings", o, &*embedder_).hits) found.insert(hit.source);
+    return found;
+  };
+  options.formats = {"markdown", "html"};
+  EXPECT_EQ(sources(options),
+            (std::set<std::string>{(docs_.path() / "bread.md").string(), (docs_.path() / "orbit.html").string()}));
+  options.formats.clear();
+  options.folders = {(docs_.path() / "notes").string()};  // not notes-extra
+  EXPECT_EQ(sources(options), (std::set<std::string>{(docs_.path() / "notes/chess.txt").string()}));
+  options.folders = {"notes"};
+  EXPECT_THROW((void)index.search("chess", options, &*embedder_), Error);
+  options.folders.clear();
+  options.k = 6;
+  const auto whole = index.search("chess openings", options, &*embedder_).hits;
+  ASSERT_EQ(whole.size(), 6U);
+  options.k = 3;
+  options.offset = 3;
+  const auto second = index.search("chess openings", options, &*embedder_).hits;
+  ASSERT_EQ(second.size(), 3U);
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(second[i].chunk_id, whole[3 + i].chunk_id);
+  EXPECT_EQ(second[0].format, whole[3].format);
+  options.offset = 998;
+  EXPECT_THROW((void)index.search("chess", options, &*embedder_), Error);
+}
+
 TEST_F(SearchIndexTest, HtmlTitleAndTextButNoScript) {
   auto index = create();
   (void)index.add({docs_.path()}, *embedder_);

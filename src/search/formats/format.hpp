@@ -32,6 +32,8 @@ struct ExtractedDocument {
   // Where the text's own units begin (ascending byte offsets: functions and classes in source code), for the
   // chunker to end its windows at; empty for prose.
   std::vector<std::size_t> breaks;
+  // The name of the format that read it ("pdf", "text"); set by the run, not by the reader.
+  std::string format;
 };
 
 // Bounds on what one file may expand to: compressed files, archives and

@@ -11,8 +11,8 @@ namespace sieve::search {
 namespace {
 
 // Runs one format's reader on an input, decoding text formats' bytes first.
-void run_format(const FileFormat& format, const ExtractInput& input, ExtractContext& context,
-                std::vector<ExtractedDocument>& out) {
+void read_with(const FileFormat& format, const ExtractInput& input, ExtractContext& context,
+               std::vector<ExtractedDocument>& out) {
   if (!format.text_input) {
     format.extract(input, context, out);
     return;
@@ -22,6 +22,17 @@ void run_format(const FileFormat& format, const ExtractInput& input, ExtractCont
   ExtractInput text_input = input;
   text_input.bytes = decoded.text;
   format.extract(text_input, context, out);
+}
+
+// The same, naming the format on each document read (those read from what it holds, as members or
+// attachments, keep the format of the reader that read them).
+void run_format(const FileFormat& format, const ExtractInput& input, ExtractContext& context,
+                std::vector<ExtractedDocument>& out) {
+  const std::size_t before = out.size();
+  read_with(format, input, context, out);
+  for (std::size_t i = before; i < out.size(); ++i) {
+    if (out[i].format.empty()) out[i].format = format.name;
+  }
 }
 
 std::string file_name_of(std::string_view path) {

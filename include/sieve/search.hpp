@@ -175,6 +175,10 @@ struct SearchOptions {
   double rrf_k = 60;
   // About how many bytes of text a hit's snippet shows.
   std::size_t snippet_bytes = 240;
+  // About how many bytes around its matches a reranker reads of each
+  // candidate (a cross-encoder's time grows with them: 240 bytes are some 60
+  // tokens of English).
+  std::size_t rerank_window_bytes = 240;
   // The lists kHybrid fuses (two or more of kVector, kBm25, kSparse); empty:
   // every list the index has.
   std::vector<SearchMode> fuse;

@@ -26,6 +26,7 @@ struct SearchArgs {
   std::string rerank;
   std::size_t rerank_candidates = kDefaultRerankCandidates;
   std::size_t per_document = kDefaultHitsPerDocument;
+  std::size_t rerank_window = SearchOptions{}.rerank_window_bytes;
   std::string fusion = "weighted";
   std::string weights;
   std::vector<std::string> filters;
@@ -106,6 +107,7 @@ int run_search(const SearchArgs& args) {
   const auto uses = [&](SearchMode list) { return std::find(lists.begin(), lists.end(), list) != lists.end(); };
   options.rerank_candidates = args.rerank_candidates;
   options.per_document = args.per_document;
+  options.rerank_window_bytes = args.rerank_window;
   options.fusion = parse_search_fusion(args.fusion);
   read_weights(args.weights, options);
   options.exact = args.exact;
@@ -178,10 +180,8 @@ int run_search(const SearchArgs& args) {
     out += head + escape_control(hit.document_id);
     if (hit.source != hit.document_id) out += "  " + escape_control(hit.source);
     if (!hit.section.empty()) out += "  " + escape_control(hit.section) + ",";
-    char score[48];
-    std::snprintf(score, sizeof score, "  (score %.4f)", hit.score);
     out += "  chunk " + std::to_string(hit.chunk_index) + " [" + std::to_string(hit.chunk_begin) + ", " +
-           std::to_string(hit.chunk_end) + ")" + score + "\n";
+           std::to_string(hit.chunk_end) + ")\n";
     if (!hit.title.empty()) out += "    " + escape_control(hit.title) + "\n";
     out += "    " + shown_snippet(hit, terminal) + "\n";
     if (!hit.metadata.empty()) {
@@ -222,6 +222,10 @@ Action add_search_command(CLI::App& app) {
                   "Candidates the cross-encoder scores, each on the passage around its matches (default " +
                       std::to_string(kDefaultRerankCandidates) + ")")
       ->check(CLI::Range(1, 1000));
+  cmd->add_option("--rerank-window", args->rerank_window,
+                  "Bytes of each candidate the cross-encoder reads, around its matches (default " +
+                      std::to_string(SearchOptions{}.rerank_window_bytes) + "); more is slower")
+      ->check(CLI::Range(16, 1 << 20));
   cmd->add_option("--per-document", args->per_document,
                   "At most this many results of one document, its best passages first; 0: no limit (default " +
                       std::to_string(kDefaultHitsPerDocument) + ")");

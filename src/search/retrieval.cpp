@@ -67,8 +67,6 @@ double sigmoid(double x) {
   return 1.0 / (1.0 + std::exp(-x));
 }
 
-// Bytes of a chunk a reranker reads around its matches: about 128 tokens of English.
-constexpr std::size_t kRerankWindowBytes = 512;
 // How deep the lists go at most to fill k hits under a per-document limit.
 constexpr std::size_t kMaxListDepth = 4000;
 
@@ -77,7 +75,6 @@ constexpr std::size_t kMaxListDepth = 4000;
 // The lists a search ranks by: the mode's own, or those hybrid fuses.
 using retrieval_detail::kMaxListDepth;
 using retrieval_detail::kMaxResults;
-using retrieval_detail::kRerankWindowBytes;
 
 std::vector<SearchMode> lists_of(const SearchOptions& options, const StorageConfig& config) {
   if (options.mode != SearchMode::kHybrid) {
@@ -243,11 +240,11 @@ SearchResult retrieve(const IndexStorage& storage, std::string_view query, const
   }
   if (reranker && !hits.empty()) {
     // Each candidate is scored on the passage around its matches, not its whole chunk: a chunk of 256 tokens
-    // costs a cross-encoder several times what 128 do.
+    // costs a cross-encoder several times what 60 do.
     std::vector<std::string_view> texts;
     texts.reserve(hits.size());
     for (auto& hit : hits) {
-      const Passage window = find_passage(hit.text, hit.matches, kRerankWindowBytes);
+      const Passage window = find_passage(hit.text, hit.matches, std::max<std::size_t>(options.rerank_window_bytes, 1));
       hit.rerank_span = std::make_pair(window.begin, window.end);
       texts.push_back(std::string_view(hit.text).substr(window.begin, window.end - window.begin));
     }

@@ -516,6 +516,7 @@ TEST_F(SparseSearchIndexTest, SparseSearchRanksByTheDotProductOfSparseVectors) {
   SearchOptions options;
   options.mode = SearchMode::kSparse;
   options.k = 1000;
+  options.per_document = 0;  // every chunk
   const std::string query = "Chess openings such as the Sicilian defence shape the middle game.";
   const auto result = index.search(query, options, nullptr, nullptr, &*sparse_);
   ASSERT_FALSE(result.hits.empty());
@@ -538,14 +539,16 @@ TEST_F(SparseSearchIndexTest, SparseSearchRanksByTheDotProductOfSparseVectors) {
   EXPECT_EQ(result.hits.size(), stats.chunks);
 
   // Hybrid fuses all three lists by default, and the lists asked for
-  // otherwise: each hit's score is the sum of 1 / (60 + its rank) in each
-  // list (of the 50 best), as each list alone ranks it.
+  // otherwise: with reciprocal rank fusion each hit's score is the sum of
+  // 1 / (60 + its rank) in each list (of the 50 best), as each list alone
+  // ranks it (without a per-document limit, as fusion sees the lists).
   std::map<SearchMode, std::map<std::int64_t, std::size_t>> ranks;
   for (const SearchMode mode : {SearchMode::kVector, SearchMode::kBm25, SearchMode::kSparse}) {
     SearchOptions alone;
     alone.mode = mode;
     alone.k = 50;
     alone.exact = true;
+    alone.per_document = 0;
     const auto hits = index.search(query, alone, &*embedder_, nullptr, &*sparse_).hits;
     for (std::size_t rank = 0; rank < hits.size(); ++rank) ranks[mode][hits[rank].chunk_id] = rank + 1;
   }
@@ -559,6 +562,7 @@ TEST_F(SparseSearchIndexTest, SparseSearchRanksByTheDotProductOfSparseVectors) {
   options.mode = SearchMode::kHybrid;
   options.k = 5;
   options.exact = true;
+  options.fusion = SearchFusion::kReciprocalRank;
   const auto all = index.search(query, options, &*embedder_, nullptr, &*sparse_);
   ASSERT_EQ(all.hits.size(), 5U);
   EXPECT_TRUE(all.hits[0].vector_score && all.hits[0].sparse_score && all.hits[0].bm25_score);

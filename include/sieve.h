@@ -358,7 +358,7 @@ SIEVE_API void sieve_index_destroy(sieve_index* index);
 SIEVE_API sieve_status* sieve_index_stats_json(const sieve_index* index, char** out, size_t* out_size);
 
 typedef enum sieve_search_mode {
-  SIEVE_SEARCH_HYBRID = 0, /* vector and BM25 ranks fused (reciprocal rank fusion) */
+  SIEVE_SEARCH_HYBRID = 0, /* vector and BM25 lists fused (weighted, scores scaled to 0-1) */
   SIEVE_SEARCH_VECTOR = 1, /* cosine similarity of the embeddings */
   SIEVE_SEARCH_BM25 = 2    /* full-text BM25; needs no embedding model */
 } sieve_search_mode;
@@ -367,7 +367,7 @@ typedef struct sieve_search_options {
   size_t struct_size;
   size_t k;                 /* results at most: 10 (1 to 1000) */
   sieve_search_mode mode;   /* SIEVE_SEARCH_HYBRID */
-  size_t rerank_candidates; /* with a reranker: fused candidates it scores (at least k): 50 */
+  size_t rerank_candidates; /* with a reranker: fused candidates it scores (at least k): 20 */
   int32_t exact;            /* 1: compare with every stored vector instead of the graph; 0 */
   size_t ef_search;         /* graph search breadth: 64 */
   /* Metadata filters, all of which must hold: document metadata key

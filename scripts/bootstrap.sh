@@ -26,7 +26,7 @@ packages=(
   python3 python3-venv python3-dev
   nlohmann-json3-dev libutf8proc-dev libpcre2-dev libcli11-dev libspdlog-dev libfmt-dev libboost1.81-dev
   libcurl4-openssl-dev libssl-dev
-  libsqlite3-dev libhnswlib-dev libxml2-dev libmd4c-dev libpq-dev
+  libsqlite3-dev libstemmer-dev libhnswlib-dev libxml2-dev libmd4c-dev libpq-dev
   # File formats the indexer reads: archives and compressed files, PDF, e-mail
   libarchive-dev libpoppler-cpp-dev libgmime-3.0-dev
   libgtest-dev libgmock-dev

@@ -55,7 +55,7 @@ func (m SearchMode) String() string {
 type SearchOptions struct {
 	K                int        // results at most, 1 to 1000; 0: 10
 	Mode             SearchMode // SearchHybrid (the zero value), SearchVector or SearchBM25
-	RerankCandidates int        // with a reranker: fused candidates it scores (at least K); 0: 50
+	RerankCandidates int        // with a reranker: fused candidates it scores (at least K); 0: 20
 	Exact            bool       // compare with every stored vector instead of the graph
 	EfSearch         int        // graph search breadth; 0: 64
 	// Document metadata every hit must have: key -> value ("source" matches

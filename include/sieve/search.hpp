@@ -140,10 +140,23 @@ struct CheckReport {
 };
 
 // kHybrid fuses the ranked lists of SearchOptions::fuse (by default vector,
-// BM25 and, in an index with a sparse model, sparse) by reciprocal rank.
+// BM25 and, in an index with a sparse model, sparse), as SearchOptions::fusion says.
 enum class SearchMode { kVector, kBm25, kSparse, kHybrid };
 const char* to_string(SearchMode mode) noexcept;
 SearchMode parse_search_mode(std::string_view name);
+
+// How hybrid search fuses its lists. kWeighted: each list's scores scaled to
+// [0, 1] (its best 1, its last 0), weighted and summed (a chunk missing from a
+// list gets 0 there). kReciprocalRank: each list adds 1 / (rrf_k + rank).
+enum class SearchFusion { kWeighted, kReciprocalRank };
+const char* to_string(SearchFusion fusion) noexcept;
+// "weighted" or "rrf".
+SearchFusion parse_search_fusion(std::string_view name);
+
+// Hits of one document a search returns by default (SearchOptions::per_document).
+inline constexpr std::size_t kDefaultHitsPerDocument = 2;
+// Candidates a reranker scores by default (SearchOptions::rerank_candidates).
+inline constexpr std::size_t kDefaultRerankCandidates = 20;
 
 struct SearchOptions {
   std::size_t k = 10;
@@ -158,10 +171,26 @@ struct SearchOptions {
   std::vector<std::string> folders;
   // Hits skipped before the k returned: offset k gives the second page of the same ranking.
   std::size_t offset = 0;
-  // With a reranker: how many fused candidates it scores (at least k).
-  std::size_t rerank_candidates = 50;
+  // At most this many hits of one document, its best chunks first; 0: no
+  // limit. The lists are searched deeper so that k hits still come back when
+  // the index has enough documents.
+  std::size_t per_document = kDefaultHitsPerDocument;
+  // With a reranker: how many candidates it scores (at least k), each on the
+  // passage around its matches (SearchHit::rerank_begin, rerank_end).
+  std::size_t rerank_candidates = kDefaultRerankCandidates;
+  SearchFusion fusion = SearchFusion::kWeighted;
+  // kWeighted's weight of each list (only the lists fused count).
+  double vector_weight = 0.6;
+  double bm25_weight = 0.4;
+  double sparse_weight = 0.4;
   // Reciprocal rank fusion's constant (Cormack et al. use 60).
   double rrf_k = 60;
+  // About how many bytes of text a hit's snippet shows.
+  std::size_t snippet_bytes = 240;
+  // About how many bytes around its matches a reranker reads of each
+  // candidate (a cross-encoder's time grows with them: 240 bytes are some 60
+  // tokens of English).
+  std::size_t rerank_window_bytes = 240;
   // The lists kHybrid fuses (two or more of kVector, kBm25, kSparse); empty:
   // every list the index has.
   std::vector<SearchMode> fuse;
@@ -172,7 +201,13 @@ struct SearchOptions {
 };
 
 struct SearchHit {
-  double score = 0;  // of the mode (cosine, BM25, RRF), or the reranker's
+  // 1 for the best hit.
+  std::size_t rank = 0;
+  // The score as a person reads it, in [0, 1]: the reranker's probability
+  // when reranked; for vector search the cosine (0 when negative); for BM25,
+  // sparse and hybrid search the score over the best hit's.
+  double relevance = 0;
+  double score = 0;  // of the mode (cosine, BM25, fused), or the reranker's
   std::optional<double> vector_score;
   std::optional<double> bm25_score;
   std::optional<double> sparse_score;  // the dot product of the query's and the chunk's sparse vectors
@@ -190,8 +225,19 @@ struct SearchHit {
   // document has no parts.
   std::string section;
   std::string text;
-  // Byte spans in `text` of words of the query.
+  // Byte spans in `text` of words of the query (compared by stem; stop words
+  // only when the query has nothing else).
   std::vector<std::pair<std::size_t, std::size_t>> matches;
+  // About SearchOptions::snippet_bytes of `text` around its densest cluster
+  // of matches (its start when there are none), cut at whitespace, with "…"
+  // where text was cut away; snippet_matches are byte spans of `snippet`.
+  std::string snippet;
+  std::vector<std::pair<std::size_t, std::size_t>> snippet_matches;
+  // Where the snippet's text lies in `text` (bytes, without the "…" marks).
+  std::size_t snippet_begin = 0;
+  std::size_t snippet_end = 0;
+  // When reranked: the span of `text` the reranker scored.
+  std::optional<std::pair<std::size_t, std::size_t>> rerank_span;
   std::vector<std::pair<std::string, std::string>> metadata;
 };
 
@@ -312,8 +358,8 @@ class SearchIndex {
   // Reads files and folders (recursively), each file by its format as
   // detected from its content and name (docs/search.md); only regular
   // files, never below /dev, /proc or /sys, each at most
-  // options.max_file_bytes; symbolic links as options.follow_links says. One writer at a time: a second gets kOverloaded.
-  // An index with a sparse model needs it as `sparse`.
+  // options.max_file_bytes; symbolic links as options.follow_links says. One writer at a time: a second gets
+  // kOverloaded. An index with a sparse model needs it as `sparse`.
   IngestReport add(const std::vector<std::filesystem::path>& paths, const Embedder& embedder,
                    const IngestOptions& options = {}, const Embedder* sparse = nullptr);
   // Keeps the index in step with `paths`: reads them as add does (what
@@ -368,9 +414,10 @@ std::string shown_index_location(std::string_view location);
 namespace sieve {
 
 // The JSON a search answers with (sieve search --json, POST /v1/search):
-// {"query", "mode", "used_ann", "seconds", "hits": [{"score", "vector_score",
+// {"query", "mode", "used_ann", "seconds", "hits": [{"rank", "relevance", "score", "vector_score",
 // "bm25_score", "sparse_score", "rerank_score", "document_id", "source", "title", "chunk_id",
-// "chunk_index", "chunk_begin", "chunk_end", "text", "matches", "metadata"}]}.
+// "chunk_index", "chunk_begin", "chunk_end", "section", "text", "matches", "snippet", "snippet_matches",
+// "snippet_begin", "snippet_end", "rerank_span", "metadata"}]}.
 std::string search_result_json(const SearchResult& result, std::string_view query, SearchMode mode);
 std::string index_stats_json(const IndexStats& stats);
 // {"id", "source", "title", "metadata", "begin", "end", "length", "chunks",

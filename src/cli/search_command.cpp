@@ -25,7 +25,11 @@ struct SearchArgs {
   std::string fuse;
   std::string sparse_model;
   std::string rerank;
-  std::size_t rerank_candidates = 50;
+  std::size_t rerank_candidates = kDefaultRerankCandidates;
+  std::size_t per_document = kDefaultHitsPerDocument;
+  std::size_t rerank_window = SearchOptions{}.rerank_window_bytes;
+  std::string fusion = "weighted";
+  std::string weights;
   std::vector<std::string> filters;
   std::vector<std::string> formats;
   std::vector<std::string> folders;
@@ -35,20 +39,9 @@ struct SearchArgs {
   bool json = false;
 };
 
-// Moves `i` back to the start of a UTF-8 character.
-std::size_t char_start(std::string_view text, std::size_t i) {
-  while (i > 0 && i < text.size() && (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) --i;
-  return i;
-}
-
-// About `width` bytes of the chunk around its first match, matches marked.
-std::string snippet(const SearchHit& hit, std::size_t width, bool terminal) {
-  const std::string_view text = hit.text;
-  std::size_t begin = 0;
-  if (!hit.matches.empty() && hit.matches.front().first > width / 3) {
-    begin = char_start(text, hit.matches.front().first - width / 3);
-  }
-  const std::size_t end = begin + width >= text.size() ? text.size() : char_start(text, begin + width);
+// The hit's snippet on one line, its matches marked.
+std::string shown_snippet(const SearchHit& hit, bool terminal) {
+  const std::string_view text = hit.snippet;
   const char* open = terminal ? "\x1b[1m" : "[";
   const char* close = terminal ? "\x1b[0m" : "]";
   // The document's text on one line, its control characters escaped: only
@@ -60,17 +53,43 @@ std::string snippet(const SearchHit& hit, std::size_t width, bool terminal) {
     }
     return escape_control(line);
   };
-  std::string out = begin > 0 ? "..." : "";
-  std::size_t at = begin;
-  for (const auto& [match_begin, match_end] : hit.matches) {
-    if (match_begin < at || match_end > end) continue;
+  std::string out;
+  std::size_t at = 0;
+  for (const auto& [match_begin, match_end] : hit.snippet_matches) {
+    if (match_begin < at || match_end > text.size()) continue;
     out.append(shown(text.substr(at, match_begin - at))).append(open);
     out.append(shown(text.substr(match_begin, match_end - match_begin))).append(close);
     at = match_end;
   }
-  out.append(shown(text.substr(at, end - at)));
-  if (end < text.size()) out += "...";
+  out.append(shown(text.substr(at)));
   return out;
+}
+
+// "vector=0.6,bm25=0.4": the weights of weighted fusion.
+void read_weights(const std::string& given, SearchOptions& options) {
+  for (std::size_t begin = 0; begin < given.size();) {
+    const std::size_t comma = std::min(given.find(',', begin), given.size());
+    const std::string item = given.substr(begin, comma - begin);
+    begin = comma + 1;
+    const auto equals = item.find('=');
+    double weight = -1;
+    try {
+      std::size_t used = 0;
+      if (equals != std::string::npos) weight = std::stod(item.substr(equals + 1), &used);
+      if (used != item.size() - equals - 1) weight = -1;
+    } catch (const std::exception&) {
+      weight = -1;
+    }
+    if (!(weight >= 0)) {
+      throw Error(ErrorCode::kInvalidArgument,
+                  "--weights takes list=weight pairs (vector=0.6,bm25=0.4), not '" + item + "'");
+    }
+    const SearchMode list = parse_search_mode(item.substr(0, equals));
+    if (list == SearchMode::kVector) options.vector_weight = weight;
+    if (list == SearchMode::kBm25) options.bm25_weight = weight;
+    if (list == SearchMode::kSparse) options.sparse_weight = weight;
+    if (list == SearchMode::kHybrid) throw Error(ErrorCode::kInvalidArgument, "--weights weighs vector, bm25, sparse");
+  }
 }
 
 int run_search(const SearchArgs& args) {
@@ -91,6 +110,10 @@ int run_search(const SearchArgs& args) {
   const std::vector<SearchMode> lists = index.lists(options);
   const auto uses = [&](SearchMode list) { return std::find(lists.begin(), lists.end(), list) != lists.end(); };
   options.rerank_candidates = args.rerank_candidates;
+  options.per_document = args.per_document;
+  options.rerank_window_bytes = args.rerank_window;
+  options.fusion = parse_search_fusion(args.fusion);
+  read_weights(args.weights, options);
   options.exact = args.exact;
   options.ef_search = args.ef;
   for (const auto& filter : args.filters) {
@@ -166,14 +189,14 @@ int run_search(const SearchArgs& args) {
   for (std::size_t i = 0; i < result.hits.size(); ++i) {
     const auto& hit = result.hits[i];
     char head[64];
-    std::snprintf(head, sizeof head, "%2zu. %.4f  ", args.offset + i + 1, hit.score);
+    std::snprintf(head, sizeof head, "%2zu. %3.0f%%  ", hit.rank, hit.relevance * 100);
     out += head + escape_control(hit.document_id);
     if (hit.source != hit.document_id) out += "  " + escape_control(hit.source);
     if (!hit.section.empty()) out += "  " + escape_control(hit.section) + ",";
     out += "  chunk " + std::to_string(hit.chunk_index) + " [" + std::to_string(hit.chunk_begin) + ", " +
            std::to_string(hit.chunk_end) + ")\n";
     if (!hit.title.empty()) out += "    " + escape_control(hit.title) + "\n";
-    out += "    " + snippet(hit, 320, terminal) + "\n";
+    out += "    " + shown_snippet(hit, terminal) + "\n";
     if (!hit.metadata.empty()) {
       out += "    ";
       for (std::size_t m = 0; m < hit.metadata.size(); ++m) {
@@ -201,15 +224,30 @@ Action add_search_command(CLI::App& app) {
       ->excludes(query);
   cmd->add_option("--k,-k", args->k, "Results to return (default 10)")->check(CLI::Range(1, 1000));
   cmd->add_option("--mode", args->mode,
-                  "vector, bm25, sparse (an index with a sparse model) or hybrid (reciprocal rank fusion; default)")
+                  "vector, bm25, sparse (an index with a sparse model) or hybrid (the lists fused; default)")
       ->check(CLI::IsMember({"vector", "bm25", "sparse", "hybrid"}));
   cmd->add_option("--fuse", args->fuse,
                   "The lists hybrid fuses, two or more of vector,bm25,sparse (default: all the index has)");
   cmd->add_option("--sparse-model", args->sparse_model,
                   "The index's sparse model folder, when it moved since indexing (it must be the same model)");
   cmd->add_option("--rerank", args->rerank, "Cross-encoder model folder: rerank the best candidates");
-  cmd->add_option("--rerank-candidates", args->rerank_candidates, "Candidates the cross-encoder scores (default 50)")
+  cmd->add_option("--rerank-candidates", args->rerank_candidates,
+                  "Candidates the cross-encoder scores, each on the passage around its matches (default " +
+                      std::to_string(kDefaultRerankCandidates) + ")")
       ->check(CLI::Range(1, 1000));
+  cmd->add_option("--rerank-window", args->rerank_window,
+                  "Bytes of each candidate the cross-encoder reads, around its matches (default " +
+                      std::to_string(SearchOptions{}.rerank_window_bytes) + "); more is slower")
+      ->check(CLI::Range(16, 1 << 20));
+  cmd->add_option("--per-document", args->per_document,
+                  "At most this many results of one document, its best passages first; 0: no limit (default " +
+                      std::to_string(kDefaultHitsPerDocument) + ")");
+  cmd->add_option("--fusion", args->fusion,
+                  "How hybrid fuses its lists: weighted (each list's scores scaled to 0-1, weighted; default) or "
+                  "rrf (reciprocal rank)")
+      ->check(CLI::IsMember({"weighted", "rrf"}));
+  cmd->add_option("--weights", args->weights,
+                  "Weighted fusion's weight of each list, e.g. vector=0.6,bm25=0.4,sparse=0.4 (the defaults)");
   cmd->add_option("--filter", args->filters, "Metadata key=value (or source=PATH); repeat for more, all must hold");
   cmd->add_option("--format", args->formats,
                   "Only documents of this format (pdf, markdown, text, html...: see sieve index stats); repeat for "

@@ -26,6 +26,8 @@ using pg::Result;
 constexpr const char* kSchemaVersion = "1";
 // pgvector's HNSW indexes vectors of up to 2,000 dimensions; beyond, search is exact.
 constexpr std::size_t kMaxHnswDimension = 2000;
+// How chunks' tsvectors hold words (meta bm25_words): Porter stems. Indexes without it hold folded words.
+constexpr const char* kBm25Words = "porter";
 // tsvector's limits: positions up to 16,383, 256 of them per word, words up to 2,046 bytes.
 constexpr std::size_t kMaxPosition = 16383;
 constexpr std::size_t kMaxPositions = 256;
@@ -83,8 +85,9 @@ void quote_lexeme(std::string& out, std::string_view word) {
 // The query's distinct words.
 std::vector<std::string> query_words(std::string_view query) {
   std::set<std::string> words;
-  for (auto& word : split_words(query)) {
-    if (word.key.size() <= kMaxLexemeBytes) words.insert(std::move(word.key));
+  for (const auto& word : split_words(query)) {
+    std::string lexeme = stem(word.key);
+    if (lexeme.size() <= kMaxLexemeBytes) words.insert(std::move(lexeme));
   }
   return {words.begin(), words.end()};
 }
@@ -255,10 +258,38 @@ class PostgresStorage final : public IndexStorage {
                 {format_by_name(documents.text(r, 1), documents.text(r, 2)), std::string(documents.text(r, 0))});
       }
     }
+    stem_words(db);
     config_ = read_config(db);
   }
 
   [[nodiscard]] const StorageConfig& config() const override { return config_; }
+
+  // Indexes made before BM25 stemmed words get their chunks' tsvectors rebuilt from stems, in one
+  // transaction (a crash leaves the old words, and the next open starts again).
+  void stem_words(Connection& db) {
+    if (meta_of(db, "bm25_words") == kBm25Words) return;
+    pg::Transaction transaction(db);
+    db.exec("SELECT pg_advisory_xact_lock(hashtext($1))", {schema_name()});
+    if (meta_of(db, "bm25_words") == kBm25Words) return;  // another process got there first
+    const auto rows = db.exec("SELECT id, text FROM " + table("chunks") + " ORDER BY id");
+    constexpr int kBatch = 500;
+    for (int first = 0; first < rows.rows(); first += kBatch) {
+      std::vector<std::int64_t> ids;
+      std::vector<std::string> words;
+      for (int r = first; r < std::min(rows.rows(), first + kBatch); ++r) {
+        ids.push_back(rows.integer(r, 0));
+        std::size_t count = 0;
+        words.push_back(pg::tsvector_text(rows.text(r, 1), &count));
+      }
+      db.exec("UPDATE " + table("chunks") +
+                  " c SET words = u.words::tsvector FROM unnest($1::bigint[], $2::text[]) AS u(id, words) "
+                  "WHERE c.id = u.id",
+              {id_array(ids), text_array(words)});
+    }
+    db.exec("INSERT INTO " + table("meta") + " VALUES ('bm25_words', $1) ON CONFLICT (key) DO UPDATE SET value = $1",
+            {std::string(kBm25Words)});
+    transaction.commit();
+  }
 
   [[nodiscard]] std::optional<std::string> meta(std::string_view key) const override {
     auto lease = reader();
@@ -413,6 +444,7 @@ class PostgresStorage final : public IndexStorage {
     put("store", "postgresql");
     for (const auto& [key, value] : config_entries(config)) put(key, value);
     put("total_words", "0");
+    put("bm25_words", kBm25Words);
     put("created_at", std::string(db.exec("SELECT to_char(now(), 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')").text(0, 0)));
   }
 
@@ -829,16 +861,18 @@ std::string tsvector_text(std::string_view text, std::size_t* count) {
   std::size_t lexeme_bytes = 0;
   const auto words = split_words(text);
   *count = words.size();
-  for (auto word : words) {
+  for (const auto& word : words) {
     position = std::min(position + 1, kMaxPosition);
+    // Lexemes are stems, as FTS5's porter tokenizer makes them: "quantization" is found by "quantize".
+    std::string lexeme = stem(word.key);
     // split_words keeps no empty word; an empty lexeme ('') would make the whole literal invalid.
-    if (word.key.empty() || word.key.size() > kMaxLexemeBytes) continue;
-    auto found = positions.find(word.key);
+    if (lexeme.empty() || lexeme.size() > kMaxLexemeBytes) continue;
+    auto found = positions.find(lexeme);
     if (found == positions.end()) {
       // Beyond tsvector's size limit a chunk's further distinct words go unindexed rather than the chunk.
-      if (lexeme_bytes + word.key.size() > kMaxTsvectorLexemeBytes) continue;
-      lexeme_bytes += word.key.size();
-      found = positions.emplace(std::move(word.key), std::vector<std::size_t>()).first;
+      if (lexeme_bytes + lexeme.size() > kMaxTsvectorLexemeBytes) continue;
+      lexeme_bytes += lexeme.size();
+      found = positions.emplace(std::move(lexeme), std::vector<std::size_t>()).first;
     }
     auto& list = found->second;
     if (list.size() < kMaxPositions && (list.empty() || list.back() != position)) list.push_back(position);

@@ -155,6 +155,20 @@ SearchMode parse_search_mode(std::string_view name) {
               "unknown search mode '" + std::string(name) + "' (vector, bm25, sparse, hybrid)");
 }
 
+const char* to_string(SearchFusion fusion) noexcept {
+  switch (fusion) {
+    case SearchFusion::kWeighted: return "weighted";
+    case SearchFusion::kReciprocalRank: return "rrf";
+  }
+  return "?";
+}
+
+SearchFusion parse_search_fusion(std::string_view name) {
+  if (name == "weighted") return SearchFusion::kWeighted;
+  if (name == "rrf") return SearchFusion::kReciprocalRank;
+  throw Error(ErrorCode::kInvalidArgument, "unknown fusion '" + std::string(name) + "' (weighted, rrf)");
+}
+
 std::string shown_index_location(std::string_view location) {
   return search::shown_location(location);
 }

@@ -23,7 +23,13 @@ std::string search_result_json(const SearchResult& result, std::string_view quer
     for (const auto& [key, value] : hit.metadata) metadata[key] = value;
     nlohmann::json matches = nlohmann::json::array();
     for (const auto& [begin, end] : hit.matches) matches.push_back({begin, end});
-    hits.push_back({{"score", hit.score},
+    nlohmann::json snippet_matches = nlohmann::json::array();
+    for (const auto& [begin, end] : hit.snippet_matches) snippet_matches.push_back({begin, end});
+    nlohmann::json rerank_span = nullptr;
+    if (hit.rerank_span) rerank_span = {hit.rerank_span->first, hit.rerank_span->second};
+    hits.push_back({{"rank", hit.rank},
+                    {"relevance", hit.relevance},
+                    {"score", hit.score},
                     {"vector_score", optional_number(hit.vector_score)},
                     {"bm25_score", optional_number(hit.bm25_score)},
                     {"sparse_score", optional_number(hit.sparse_score)},
@@ -39,6 +45,11 @@ std::string search_result_json(const SearchResult& result, std::string_view quer
                     {"section", hit.section},
                     {"text", hit.text},
                     {"matches", matches},
+                    {"snippet", hit.snippet},
+                    {"snippet_matches", snippet_matches},
+                    {"snippet_begin", hit.snippet_begin},
+                    {"snippet_end", hit.snippet_end},
+                    {"rerank_span", rerank_span},
                     {"metadata", metadata}});
   }
   return dump({{"query", std::string(query)},

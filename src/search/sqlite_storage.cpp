@@ -49,7 +49,7 @@ CREATE TABLE IF NOT EXISTS document_metadata(document_id INTEGER NOT NULL, key T
 CREATE INDEX IF NOT EXISTS metadata_lookup ON document_metadata(key, value);
 CREATE TABLE IF NOT EXISTS removed_chunks(seq INTEGER PRIMARY KEY AUTOINCREMENT, chunk_id INTEGER NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(text, content='chunks', content_rowid='id',
-  tokenize='unicode61 remove_diacritics 2');
+  tokenize='porter unicode61 remove_diacritics 2');
 CREATE TRIGGER IF NOT EXISTS chunks_added AFTER INSERT ON chunks BEGIN
   INSERT INTO chunks_fts(rowid, text) VALUES (new.id, new.text);
 END;
@@ -58,6 +58,10 @@ CREATE TRIGGER IF NOT EXISTS chunks_removed AFTER DELETE ON chunks BEGIN
   INSERT INTO removed_chunks(chunk_id) VALUES (old.id);
 END;
 )sql";
+
+// BM25 compares words by their stems (FTS5's porter tokenizer around
+// unicode61): "quantize" finds "quantization".
+constexpr const char* kFtsTokenizer = "porter unicode61 remove_diacritics 2";
 
 // A posting list per vocabulary term: the chunks whose sparse vector has a
 // weight for it. Keyed by term for queries, indexed by chunk for removals.
@@ -288,6 +292,7 @@ class SqliteStorage final : public IndexStorage {
       }
       transaction.commit();
     }
+    stem_keyword_index(db);
     config_ = read_config_from(db);
   }
 
@@ -457,6 +462,24 @@ class SqliteStorage final : public IndexStorage {
   mutable std::shared_ptr<const VectorCache> cache_;
 
  private:
+  // Indexes made before BM25 stemmed words get their FTS5 table rebuilt with the porter tokenizer, in one
+  // transaction: a crash leaves the old table, and the next open rebuilds it again.
+  static void stem_keyword_index(Database& db) {
+    const auto uses_porter = [&db] {
+      auto statement = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'chunks_fts'");
+      return !statement.step() || statement.text(0).find("porter") != std::string::npos;
+    };
+    if (uses_porter()) return;
+    Transaction transaction(db, Transaction::Kind::kWrite);
+    if (uses_porter()) return;  // another process got there first
+    db.exec("DROP TABLE chunks_fts");
+    db.exec(std::string("CREATE VIRTUAL TABLE chunks_fts USING fts5(text, content='chunks', content_rowid='id', "
+                        "tokenize='") +
+            kFtsTokenizer + "')");
+    db.exec("INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')");
+    transaction.commit();
+  }
+
   static void write_config(Database& db, const StorageConfig& config) {
     auto set = db.prepare("INSERT OR REPLACE INTO meta VALUES (?, ?)");
     const auto put = [&](std::string_view key, const std::string& value) { set.bind(1, key).bind(2, value).run(); };

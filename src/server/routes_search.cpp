@@ -99,7 +99,18 @@ void search(ServerState& state, const ServedIndexes& indexes, const Request& req
   options.mode = read_mode(body);
   options.fuse = read_fuse(body);
   options.rerank_candidates =
-      static_cast<std::size_t>(option([&] { return optional_int(body, "rerank_candidates", 1, 1000); }).value_or(50));
+      static_cast<std::size_t>(option([&] {
+                                 return optional_int(body, "rerank_candidates", 1, 1000);
+                               }).value_or(static_cast<std::int64_t>(kDefaultRerankCandidates)));
+  options.per_document = static_cast<std::size_t>(option([&] {
+                                                    return optional_int(body, "per_document", 0, 1000);
+                                                  }).value_or(static_cast<std::int64_t>(kDefaultHitsPerDocument)));
+  if (const auto fusion = option([&] { return optional_string(body, "fusion"); })) {
+    if (*fusion != "weighted" && *fusion != "rrf") {
+      throw HttpError(400, "`fusion` must be \"weighted\" or \"rrf\", not \"" + *fusion + "\"", "fusion");
+    }
+    options.fusion = parse_search_fusion(*fusion);
+  }
   options.exact = option([&] { return optional_bool(body, "exact"); }).value_or(false);
   options.ef_search = static_cast<std::size_t>(option([&] {
                                                  return optional_int(body, "ef", 1, 100000);

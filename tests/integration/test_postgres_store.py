@@ -131,6 +131,29 @@ def test_same_chunks_and_exact_hits_as_the_sqlite_store(pg, tiny, tmp_path):
     assert missing.returncode != 0 and b"no search index named nothing" in missing.stderr
 
 
+def test_bm25_compares_stems_and_an_older_index_is_remade_with_them(pg, tiny, tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "q.txt").write_text("Quantization stores each weight in eight bits.")
+    (docs / "g.txt").write_text("Glaciers carve valleys.")
+    location = pg.url_for("stems")
+    sieve("index", "add", "--store", location, "--model", str(tiny), "--quiet", str(docs))
+
+    def found(query: str) -> list[str]:
+        hits = search(location, query, "--mode", "bm25")["hits"]
+        return [h["text"].encode()[b:e].decode() for h in hits for b, e in h["matches"]]
+
+    assert found("quantize") == ["Quantization"]
+    # An index made before stems: its tsvectors hold whole words, and it records no bm25_words.
+    pg.psql("UPDATE sieve_stems.chunks SET words = to_tsvector('simple', text); "
+            "DELETE FROM sieve_stems.meta WHERE key = 'bm25_words'")
+    assert "quantiz'" not in pg.psql("SELECT string_agg(words::text, ' ') FROM sieve_stems.chunks")
+    assert found("quantize") == ["Quantization"]
+    assert pg.psql("SELECT value FROM sieve_stems.meta WHERE key = 'bm25_words'") == "porter"
+    assert "'quantiz'" in pg.psql("SELECT string_agg(words::text, ' ') FROM sieve_stems.chunks")
+    assert json.loads(sieve("index", "check", "--store", location, "--json").stdout)["ok"]
+
+
 def test_sparse_vectors_find_what_the_sqlite_store_finds(pg, tiny, tmp_path):
     docs = tmp_path / "docs"
     make_corpus(docs, 15, seed=9)

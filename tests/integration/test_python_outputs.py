@@ -151,6 +151,13 @@ def test_index_equals_the_cli(sieve, model, splade_tiny, tmp_path):
         assert [(h["document_id"], h["text"]) for h in hits] == [(w["document_id"], w["text"]) for w in want], mode
         assert np.allclose([h["score"] for h in hits], [w["score"] for w in want], rtol=1e-6), mode
     assert index.search("tower", mode="vector", k=1)[0]["document_id"] == "paris"
+    # Rank, relevance and snippet as the CLI gives them, with per_document and fusion passed through.
+    hits = index.search("where is the tower", k=3, per_document=0, fusion="rrf")
+    want = cli_search(folder, "where is the tower", "-k", "3", "--per-document", "0", "--fusion", "rrf")
+    fields = ("document_id", "rank", "relevance", "snippet", "snippet_matches")
+    assert [[h[f] for f in fields] for h in hits] == [[w[f] for f in fields] for w in want]
+    with pytest.raises(sieve.InvalidArgument, match="per_document"):
+        index.search("x", per_document=-1)
     filtered = index.search("stands in", filters={"lang": "it"})
     assert [h["document_id"] for h in filtered] == ["rome"] and filtered[0]["metadata"] == {"lang": "it"}
     # Opened again, the index loads the models it recorded; a reranker rescores.

@@ -93,6 +93,21 @@ def test_index_add_search_rm_stats_check(tmp_path, tiny):
     assert hits[0]["document_id"] == "x1" and hits[0]["metadata"] == {"region": "europe"}
     text = hits[0]["text"]
     assert [text[b:e] for b, e in hits[0]["matches"]] == ["sediment", "deltas"]
+    # Rank, a relevance in [0, 1] (BM25: the best hit's is 1), and the snippet's spans are its words.
+    assert hits[0]["rank"] == 1 and hits[0]["relevance"] == 1.0
+    snippet = hits[0]["snippet"].encode()
+    assert [snippet[b:e].decode() for b, e in hits[0]["snippet_matches"]] == ["sediment", "deltas"]
+    # BM25 compares stems, and highlights leave stop words out: "carving" finds "carve", "the" is not marked.
+    hits = search_json(index, "the carving of glaciers", "--mode", "bm25")["hits"]
+    assert len(hits) == 1 and hits[0]["source"].endswith("a.txt")
+    text = hits[0]["text"].encode()
+    assert [text[b:e].decode() for b, e in hits[0]["matches"]] == ["Glaciers", "carve"]
+    for mode in ("vector", "hybrid"):
+        hits = search_json(index, "glaciers and reefs", "--mode", mode, "--k", "4")["hits"]
+        assert [h["rank"] for h in hits] == [1, 2, 3, 4]
+        assert all(0 <= h["relevance"] <= 1 for h in hits), hits
+        relevance = [h["relevance"] for h in hits]
+        assert relevance == sorted(relevance, reverse=True)
     hits = search_json(index, "reefs", "--mode", "bm25")["hits"]
     assert hits[0]["title"] == "Reefs" and "**" not in hits[0]["text"]
     assert search_json(index, "coral", "--filter", "region=pacific")["hits"][0]["title"] == "Reefs"
@@ -150,13 +165,19 @@ def test_rerank_reorders_by_the_cross_encoders_scores(tmp_path, tiny):
     plain = search_json(index, query, "--k", "10", "--mode", "hybrid")["hits"]
     reranked = search_json(index, query, "--k", "10", "--rerank", str(CROSS_ENCODER),
                            "--rerank-candidates", "10")["hits"]
-    # The same ten candidates, in the order of sieve rerank's scores for their texts.
+    # The same ten candidates, in the order of sieve rerank's scores for the passages scored.
     assert sorted(h["chunk_id"] for h in plain) == sorted(h["chunk_id"] for h in reranked)
-    texts = "\n".join(h["text"].replace("\n", " ") for h in plain) + "\n"
+    span = {h["chunk_id"]: h["rerank_span"] for h in reranked}
+    passages = [h["text"].encode()[span[h["chunk_id"]][0]:span[h["chunk_id"]][1]].decode() for h in plain]
+    assert all(p.strip() for p in passages)
+    texts = "\n".join(p.replace("\n", " ") for p in passages) + "\n"
     scores = json.loads(run_sieve("rerank", "--model", str(CROSS_ENCODER), "--query", query,
                                   input=texts.encode()).stdout)["results"]
     assert [plain[r["index"]]["chunk_id"] for r in scores] == [h["chunk_id"] for h in reranked]
     assert [round(r["score"], 5) for r in scores] == [round(h["rerank_score"], 5) for h in reranked]
+    # The fixture's activation is a sigmoid: its score is the relevance.
+    assert all(h["relevance"] == h["rerank_score"] for h in reranked)
+    assert [h["rank"] for h in reranked] == list(range(1, 11))
 
 
 def run_add_until_killed(index: Path, docs: Path, model: Path, delay: float) -> bool:
@@ -305,21 +326,34 @@ def test_sparse_index_search_and_fusion(tmp_path, tiny):
     scores = [h["score"] for h in got["hits"]]
     assert scores == sorted(scores, reverse=True)
 
-    # Hybrid: all three lists by default, or those --fuse names; each hit's score is the sum of
-    # 1/(60 + rank) over the lists (their 50 best), as each list alone ranks it.
+    # Hybrid: all three lists by default, or those --fuse names. With --fusion rrf each hit's score is
+    # the sum of 1/(60 + rank) over the lists (their 50 best), as each list alone ranks it; weighted
+    # (the default), the sum of each list's weight times its score scaled to [0, 1] over those 50.
     ranks = {}
+    scaled = {}
     for mode in ("vector", "bm25", "sparse"):
         extra = ["--exact"] if mode == "vector" else []
-        hits = search_json(index, query, "--mode", mode, "--k", "50", *extra)["hits"]
+        hits = search_json(index, query, "--mode", mode, "--k", "50", "--per-document", "0", *extra)["hits"]
         ranks[mode] = {h["chunk_id"]: r + 1 for r, h in enumerate(hits)}
+        low, high = min(h["score"] for h in hits), max(h["score"] for h in hits)
+        scaled[mode] = {h["chunk_id"]: (h["score"] - low) / (high - low) for h in hits}
+    weights = {"vector": 0.6, "bm25": 0.4, "sparse": 0.4}
     for fuse in (None, "sparse,bm25", "vector,sparse"):
         lists = fuse.split(",") if fuse else ["vector", "bm25", "sparse"]
         extra = ["--fuse", fuse] if fuse else []
-        hits = search_json(index, query, "--mode", "hybrid", "--exact", "--k", "10", *extra)["hits"]
+        hits = search_json(index, query, "--mode", "hybrid", "--exact", "--k", "10", "--per-document", "0",
+                           "--fusion", "rrf", *extra)["hits"]
         assert len(hits) == 10
         for h in hits:
             want = sum(1 / (60 + ranks[m][h["chunk_id"]]) for m in lists if h["chunk_id"] in ranks[m])
             assert abs(h["score"] - want) < 1e-9, (fuse, h["chunk_id"])
+        hits = search_json(index, query, "--mode", "hybrid", "--exact", "--k", "10", "--per-document", "0",
+                           *extra)["hits"]
+        assert len(hits) == 10
+        for h in hits:
+            want = sum(weights[m] * scaled[m].get(h["chunk_id"], 0.0) for m in lists)
+            assert abs(h["score"] - want) < 1e-6, (fuse, h["chunk_id"], h["score"], want)
+        assert hits[0]["relevance"] == 1.0
 
     # A later add finds the sparse model in the index; removals take the postings with them.
     (docs / "extra.txt").write_text("Document extra. lagoon reef island lagoon.\n")
@@ -432,6 +466,10 @@ def test_recall_at_10_of_each_mode_with_the_real_model(docstring_index):
     assert recall["bm25"] >= 0.45
     assert recall["sparse"] >= SPARSE_FLOOR
     assert recall["hybrid"] == recall["vector,bm25,sparse"]
+    # Weighted fusion is at least as good as the better of vector and BM25 (0.877 against vector's 0.843
+    # on 2026-12-06, bench/RESULTS.md).
+    assert recall["vector,bm25"] >= max(recall["vector"], recall["bm25"]), recall
+    assert recall["hybrid"] >= recall["vector"], recall
     for fuse in FUSIONS:
         best = max(recall[m] for m in fuse.split(","))
         assert recall[fuse] >= best - 0.05, (fuse, recall)
@@ -468,7 +506,9 @@ def test_real_model_cross_encoder_scores_match_sentence_transformers(docstring_i
     index, queries = docstring_index
     results = search_all(index, queries[:20], "--mode", "hybrid", "--k", "10", "--rerank", str(reranker),
                          "--rerank-candidates", "10")
-    pairs = [(r["query"], h["text"]) for r in results for h in r["hits"]]
+    # The reranker reads the passage around each hit's matches (rerank_span, UTF-8 bytes of text).
+    pairs = [(r["query"], h["text"].encode()[h["rerank_span"][0]:h["rerank_span"][1]].decode())
+             for r in results for h in r["hits"]]
     sieve_scores = [h["rerank_score"] for r in results for h in r["hits"]]
     script = ("import json, sys\n"
               "from sentence_transformers import CrossEncoder\n"

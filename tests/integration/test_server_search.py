@@ -108,6 +108,26 @@ def test_hybrid_fuses_the_lists_asked_for(server, setup, fuse):
             assert all(h[field] is None for h in body["hits"]), name
 
 
+def test_per_document_fusion_and_what_a_person_reads(server, setup):
+    for options, flags in (({"per_document": 0}, ["--per-document", "0"]),
+                           ({"per_document": 1, "fusion": "rrf"}, ["--per-document", "1", "--fusion", "rrf"]),
+                           ({"fusion": "weighted"}, [])):
+        status, _, body = server.post("/v1/search", {"index": "docs", "query": "reef lagoon", "k": 8, **options})
+        assert status == 200, body
+        assert_same(body, cli_search(setup["index"], "reef lagoon", "--k", "8", *flags))
+        hits = body["hits"]
+        if options.get("per_document") == 1:
+            assert len({h["document_id"] for h in hits}) == len(hits)
+        assert [h["rank"] for h in hits] == list(range(1, len(hits) + 1))
+        assert hits[0]["relevance"] == 1.0 and all(0 <= h["relevance"] <= 1 for h in hits)
+        for h in hits:
+            snippet = h["snippet"].encode()
+            inner = h["text"].encode()[h["snippet_begin"]:h["snippet_end"]]
+            assert inner in snippet
+            assert {snippet[b:e].decode().lower() for b, e in h["snippet_matches"]} <= {"reef", "reefs", "lagoon",
+                                                                                         "lagoons"}
+
+
 def test_sparse_search_needs_an_index_with_a_sparse_model(server):
     status, _, body = server.post("/v1/search", {"index": "other", "query": "lagoon", "mode": "sparse"})
     assert status == 400 and "sparse-model" in body["error"]["message"], body
@@ -209,6 +229,9 @@ def test_indexes_list_and_stats(server, setup):
     ({"index": "docs", "query": "q", "fuse": ["vector", "fuzzy"]}, "fuse"),
     ({"index": "docs", "query": "q", "fuse": [1, 2]}, "fuse"),
     ({"index": "docs", "query": "q", "rerank_candidates": 0}, "rerank_candidates"),
+    ({"index": "docs", "query": "q", "per_document": -1}, "per_document"),
+    ({"index": "docs", "query": "q", "per_document": "2"}, "per_document"),
+    ({"index": "docs", "query": "q", "fusion": "max"}, "fusion"),
     ({"index": "docs", "query": "q", "exact": "yes"}, "exact"),
     ({"index": "docs", "query": "q", "filter": ["region=pacific"]}, "filter"),
     ({"index": "docs", "query": "q", "filter": {"region": 3}}, "filter"),

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "search/sqlite.hpp"
 #include "sieve/error.hpp"
 #include "sieve/search.hpp"
 #include "support/paths.hpp"
@@ -278,16 +279,170 @@ TEST_F(SearchIndexTest, HybridFusesBothListsAndFiltersApply) {
   (void)index.add({docs_.path()}, *embedder_);
   SearchOptions options;
   options.k = 20;
-  const auto all = index.search("rivers sediment", options, &*embedder_);
+  options.fusion = SearchFusion::kReciprocalRank;
+  // Only r1 holds "carry": the only chunk in the BM25 list.
+  const auto all = index.search("rivers carry", options, &*embedder_);
   ASSERT_FALSE(all.hits.empty());
   EXPECT_EQ(all.hits[0].document_id, "r1");  // first in BM25, and present in the vector list
   EXPECT_NEAR(all.hits[0].score, 1.0 / 61 + (all.hits[0].vector_score ? 1.0 / (60 + 1) : 0), 0.02);
+  // Weighted: BM25's best scores its weight in full, plus the vector list's share.
+  options.fusion = SearchFusion::kWeighted;
+  const auto weighted = index.search("rivers carry", options, &*embedder_);
+  ASSERT_FALSE(weighted.hits.empty());
+  EXPECT_EQ(weighted.hits[0].document_id, "r1");
+  EXPECT_GE(weighted.hits[0].score, options.bm25_weight - 1e-9);
+  EXPECT_LE(weighted.hits[0].score, options.bm25_weight + options.vector_weight + 1e-9);
+  EXPECT_DOUBLE_EQ(weighted.hits[0].relevance, 1.0);
   options.filters = {{"lang", "fr"}};
   const auto french = index.search("rivers sediment", options, &*embedder_);
   ASSERT_EQ(french.hits.size(), 1U);
   EXPECT_EQ(french.hits[0].document_id, "r2");
   options.filters = {{"lang", "de"}};
   EXPECT_TRUE(index.search("rivers", options, &*embedder_).hits.empty());
+}
+
+// Three documents with many chunks that mention glaciers, and two with one.
+void write_glacier_documents(const fs::path& folder) {
+  std::string many;
+  for (int i = 0; i < 12; ++i)
+    many += "Glacier ice moves slowly down the valley, carving rock number " + std::to_string(i) + ". ";
+  write(folder / "a.txt", many);
+  write(folder / "b.txt", many + "Moraines remain.");
+  write(folder / "c.txt", many + "Crevasses open.");
+  write(folder / "d.txt", "A glacier once covered this plain.");
+  write(folder / "e.txt", "Quantization stores each weight in eight bits; glacier melt is unrelated.");
+}
+
+TEST_F(SearchIndexTest, HitsPerDocumentAreCappedAndKStillFilled) {
+  TempFolder docs;
+  write_glacier_documents(docs.path());
+  auto index = create();
+  (void)index.add({docs.path()}, *embedder_);
+  for (const SearchMode mode : {SearchMode::kBm25, SearchMode::kVector, SearchMode::kHybrid}) {
+    SearchOptions options;
+    options.mode = mode;
+    options.k = 5;
+    options.per_document = 1;
+    const auto capped = index.search("glacier valley", options, &*embedder_);
+    std::set<std::string> documents;
+    for (const auto& hit : capped.hits) documents.insert(hit.document_id);
+    EXPECT_EQ(capped.hits.size(), 5U) << to_string(mode);
+    EXPECT_EQ(documents.size(), capped.hits.size()) << to_string(mode);
+    options.per_document = 2;
+    const auto two = index.search("glacier valley", options, &*embedder_);
+    std::map<std::string, int> counts;
+    for (const auto& hit : two.hits) ++counts[hit.document_id];
+    EXPECT_EQ(two.hits.size(), 5U);
+    for (const auto& [document, count] : counts) EXPECT_LE(count, 2) << document;
+    options.per_document = 0;
+    options.k = 6;
+    const auto unlimited = index.search("glacier valley", options, &*embedder_);
+    counts.clear();
+    for (const auto& hit : unlimited.hits) ++counts[hit.document_id];
+    int most = 0;
+    for (const auto& [document, count] : counts) most = std::max(most, count);
+    // BM25 ranks the long documents' chunks first (the test model's vectors say nothing).
+    if (mode == SearchMode::kBm25) {
+      EXPECT_GT(most, 2);
+    }
+  }
+  // Fewer documents than k: each gives its best chunks, no more.
+  SearchOptions options;
+  options.mode = SearchMode::kBm25;
+  options.k = 20;
+  options.per_document = 1;
+  EXPECT_EQ(index.search("glacier", options, nullptr).hits.size(), 5U);
+}
+
+TEST_F(SearchIndexTest, HitsCarryRankRelevanceAndASnippet) {
+  TempFolder docs;
+  write_glacier_documents(docs.path());
+  auto index = create();
+  (void)index.add({docs.path()}, *embedder_);
+  for (const SearchMode mode : {SearchMode::kBm25, SearchMode::kVector, SearchMode::kHybrid}) {
+    SearchOptions options;
+    options.mode = mode;
+    options.k = 5;
+    options.snippet_bytes = 40;
+    const auto result = index.search("glacier valley", options, &*embedder_);
+    ASSERT_FALSE(result.hits.empty());
+    for (std::size_t i = 0; i < result.hits.size(); ++i) {
+      const auto& hit = result.hits[i];
+      EXPECT_EQ(hit.rank, i + 1);
+      EXPECT_GE(hit.relevance, 0.0);
+      EXPECT_LE(hit.relevance, 1.0);
+      if (i > 0) {
+        EXPECT_LE(hit.relevance, result.hits[i - 1].relevance + 1e-12) << to_string(mode);
+      }
+      if (mode == SearchMode::kVector) {
+        EXPECT_NEAR(hit.relevance, std::max(0.0, hit.score), 1e-12);
+      }
+      // The snippet is the text's span, "…" where cut, its matches the words of the query.
+      ASSERT_LE(hit.snippet_begin, hit.snippet_end);
+      const std::string inner = hit.text.substr(hit.snippet_begin, hit.snippet_end - hit.snippet_begin);
+      EXPECT_NE(hit.snippet.find(inner), std::string::npos);
+      EXPECT_EQ(hit.snippet.starts_with("\u2026"), hit.snippet_begin > 0);
+      EXPECT_EQ(hit.snippet.ends_with("\u2026"), hit.snippet_end < hit.text.size());
+      for (const auto& [b, e] : hit.snippet_matches) {
+        std::string word = hit.snippet.substr(b, e - b);
+        for (char& c : word) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        EXPECT_TRUE(word == "glacier" || word == "valley") << word;
+      }
+    }
+    if (mode != SearchMode::kVector) {
+      EXPECT_DOUBLE_EQ(result.hits[0].relevance, 1.0);
+    }
+  }
+}
+
+TEST_F(SearchIndexTest, Bm25FindsStemmedForms) {
+  TempFolder docs;
+  write_glacier_documents(docs.path());
+  auto index = create();
+  (void)index.add({docs.path()}, *embedder_);
+  SearchOptions options;
+  options.mode = SearchMode::kBm25;
+  const auto result = index.search("quantize", options, nullptr);
+  ASSERT_EQ(result.hits.size(), 1U);
+  EXPECT_TRUE(result.hits[0].document_id.ends_with("e.txt")) << result.hits[0].document_id;
+  ASSERT_EQ(result.hits[0].matches.size(), 1U);
+  EXPECT_EQ(result.hits[0].text.substr(result.hits[0].matches[0].first, 12), "Quantization");
+}
+
+TEST_F(SearchIndexTest, AnIndexWithTheOldKeywordTableIsRebuiltWithStems) {
+  TempFolder docs;
+  write_glacier_documents(docs.path());
+  {
+    auto index = create();
+    (void)index.add({docs.path()}, *embedder_);
+  }
+  const fs::path database = index_.path() / "idx" / "index.sqlite";
+  {
+    // The table as Sieve made it before BM25 stemmed words.
+    search::Database db(database, search::Database::Mode::kReadWrite);
+    db.exec("DROP TABLE chunks_fts");
+    db.exec(
+        "CREATE VIRTUAL TABLE chunks_fts USING fts5(text, content='chunks', content_rowid='id', "
+        "tokenize='unicode61 remove_diacritics 2')");
+    db.exec("INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')");
+    auto row = db.prepare("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'quantize'");
+    ASSERT_TRUE(row.step());
+    EXPECT_EQ(row.integer(0), 0);
+  }
+  const auto index = SearchIndex::open(index_.path() / "idx");
+  SearchOptions options;
+  options.mode = SearchMode::kBm25;
+  const auto result = index.search("quantize", options, nullptr);
+  ASSERT_EQ(result.hits.size(), 1U);
+  EXPECT_TRUE(result.hits[0].document_id.ends_with("e.txt")) << result.hits[0].document_id;
+  EXPECT_TRUE(index.check().ok());
+  search::Database db(database, search::Database::Mode::kReadOnly);
+  auto sql = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'chunks_fts'");
+  ASSERT_TRUE(sql.step());
+  EXPECT_NE(sql.text(0).find("porter unicode61 remove_diacritics 2"), std::string::npos);
+  auto rows = db.prepare("SELECT count(*) FROM chunks_fts");
+  ASSERT_TRUE(rows.step());
+  EXPECT_EQ(static_cast<std::size_t>(rows.integer(0)), index.stats().chunks);
 }
 
 TEST_F(SearchIndexTest, GraphSearchAgreesWithExactSearchOnASmallIndex) {
@@ -428,6 +583,7 @@ TEST_F(SparseSearchIndexTest, SparseSearchRanksByTheDotProductOfSparseVectors) {
   SearchOptions options;
   options.mode = SearchMode::kSparse;
   options.k = 1000;
+  options.per_document = 0;  // every chunk
   const std::string query = "Chess openings such as the Sicilian defence shape the middle game.";
   const auto result = index.search(query, options, nullptr, nullptr, &*sparse_);
   ASSERT_FALSE(result.hits.empty());
@@ -450,14 +606,16 @@ TEST_F(SparseSearchIndexTest, SparseSearchRanksByTheDotProductOfSparseVectors) {
   EXPECT_EQ(result.hits.size(), stats.chunks);
 
   // Hybrid fuses all three lists by default, and the lists asked for
-  // otherwise: each hit's score is the sum of 1 / (60 + its rank) in each
-  // list (of the 50 best), as each list alone ranks it.
+  // otherwise: with reciprocal rank fusion each hit's score is the sum of
+  // 1 / (60 + its rank) in each list (of the 50 best), as each list alone
+  // ranks it (without a per-document limit, as fusion sees the lists).
   std::map<SearchMode, std::map<std::int64_t, std::size_t>> ranks;
   for (const SearchMode mode : {SearchMode::kVector, SearchMode::kBm25, SearchMode::kSparse}) {
     SearchOptions alone;
     alone.mode = mode;
     alone.k = 50;
     alone.exact = true;
+    alone.per_document = 0;
     const auto hits = index.search(query, alone, &*embedder_, nullptr, &*sparse_).hits;
     for (std::size_t rank = 0; rank < hits.size(); ++rank) ranks[mode][hits[rank].chunk_id] = rank + 1;
   }
@@ -471,6 +629,7 @@ TEST_F(SparseSearchIndexTest, SparseSearchRanksByTheDotProductOfSparseVectors) {
   options.mode = SearchMode::kHybrid;
   options.k = 5;
   options.exact = true;
+  options.fusion = SearchFusion::kReciprocalRank;
   const auto all = index.search(query, options, &*embedder_, nullptr, &*sparse_);
   ASSERT_EQ(all.hits.size(), 5U);
   EXPECT_TRUE(all.hits[0].vector_score && all.hits[0].sparse_score && all.hits[0].bm25_score);

@@ -388,22 +388,32 @@ class Index:
         return self._index._remove(list(sources_or_ids))
 
     def search(self, query: str, k: int = 10, mode: str = "hybrid", filters: dict[str, str] | None = None,
-               rerank_candidates: int = 50, exact: bool = False) -> list[dict]:
-        """The k best chunks for `query`, best first, as dicts: score,
-        vector_score, bm25_score, sparse_score, rerank_score, document_id,
-        source, title, chunk_index, text, matches (byte spans of query
-        words in text), metadata. `mode`: "vector", "bm25", "sparse" or
-        "hybrid" (reciprocal rank fusion of the index's lists); `filters`
-        are metadata key=value pairs that must all hold."""
+               rerank_candidates: int = 20, exact: bool = False, per_document: int = 2,
+               fusion: str = "weighted") -> list[dict]:
+        """The k best chunks for `query`, best first, as dicts: rank (1 for
+        the best), relevance (0 to 1: the reranker's probability, the
+        cosine for vector search, else the score over the best hit's),
+        score, vector_score, bm25_score, sparse_score, rerank_score,
+        document_id, source, title, chunk_index, text, matches (UTF-8 byte
+        spans of query words in text, compared by stem), snippet (a passage
+        of about 240 bytes around the matches, "…" where text was cut),
+        snippet_matches (byte spans in snippet), metadata. `mode`:
+        "vector", "bm25", "sparse" or "hybrid" (the index's lists fused:
+        `fusion` "weighted" or "rrf"); `filters` are metadata key=value
+        pairs that must all hold; `per_document`: at most this many chunks
+        of one document (0: no limit); a reranker scores the best
+        `rerank_candidates`."""
         if not isinstance(query, str):
             raise TypeError(f"query is {type(query).__name__}, not str")
         _texts([query])
         if k < 1:
             raise InvalidArgument("k must be at least 1")
+        if per_document < 0:
+            raise InvalidArgument("per_document must be 0 (no limit) or more")
         result = self._index._search(query, k, mode, list((filters or {}).items()), self.model._model,
                                      self.reranker._model if self.reranker else None,
                                      self.sparse_model._model if self.sparse_model else None, rerank_candidates,
-                                     exact)
+                                     exact, per_document, fusion)
         return result["hits"]
 
     def stats(self) -> dict:

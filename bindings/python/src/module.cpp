@@ -526,13 +526,15 @@ NB_MODULE(_sieve, m) {
           [](PyIndex& self, const std::string& query, std::size_t k, const std::string& mode,
              const std::vector<std::pair<std::string, std::string>>& filters, const sieve::Embedder* model,
              const sieve::Reranker* reranker, const sieve::Embedder* sparse_model, std::size_t rerank_candidates,
-             bool exact) {
+             bool exact, std::size_t per_document, const std::string& fusion) {
             sieve::SearchOptions options;
             options.k = k;
             options.mode = sieve::parse_search_mode(mode);
             options.filters = filters;
             options.rerank_candidates = std::max(rerank_candidates, k);
             options.exact = exact;
+            options.per_document = per_document;
+            options.fusion = sieve::parse_search_fusion(fusion);
             std::string result;
             {
               nb::gil_scoped_release release;
@@ -543,7 +545,7 @@ NB_MODULE(_sieve, m) {
             return json_loads(result);
           },
           "query"_a, "k"_a, "mode"_a, "filters"_a, "model"_a.none(), "reranker"_a.none(), "sparse_model"_a.none(),
-          "rerank_candidates"_a, "exact"_a)
+          "rerank_candidates"_a, "exact"_a, "per_document"_a = sieve::kDefaultHitsPerDocument, "fusion"_a = "weighted")
       .def("_lists",
            [](const PyIndex& self, const std::string& mode) {
              sieve::SearchOptions options;

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import urllib.error
 import urllib.request
@@ -240,8 +241,10 @@ def test_hits_show_format_and_page_and_link_to_the_document(server, browser):
     assert facts.find_element(By.CLASS_NAME, "format").get_attribute("textContent") == "pdf"
     page = facts.find_element(By.CLASS_NAME, "section").text.removeprefix("page ")
     assert page.isdigit() and int(page) > 1
-    # The page's text is in the chunk (from the PDF itself: each page names its number).
-    assert f"says page {page}." in pdf[0].find_element(By.CLASS_NAME, "text").text
+    # The hit shows text from that page or a later one (from the PDF itself: each page names its number; the
+    # snippet may start inside the chunk).
+    shown = [int(n) for n in re.findall(r"says page (\d+)\.", pdf[0].find_element(By.CLASS_NAME, "text").text)]
+    assert shown and min(shown) >= int(page), (page, shown)
     original = facts.find_element(By.CLASS_NAME, "original").get_attribute("href")
     assert original.endswith(f"/original?index=docs#page={page}") and "%2Fsurvey.pdf" in original, original
     # The link serves the file itself (with the key; the page fetches it so).

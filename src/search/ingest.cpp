@@ -400,20 +400,8 @@ struct FileDescriptor {
 // most `limit` bytes however much it grows while being read. With
 // `head_only`, the first `limit` bytes of a file of any size.
 std::string read_file(const fs::path& path, std::uint64_t limit, bool head_only = false) {
-  const FileDescriptor file(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
-  if (file.fd < 0) throw Error(ErrorCode::kNotFound, std::string("cannot open: ") + std::strerror(errno));
-  struct stat info {};
-  if (::fstat(file.fd, &info) != 0) {
-    throw Error(ErrorCode::kInvalidInput, std::string("cannot read: ") + std::strerror(errno));
-  }
-  if (!S_ISREG(info.st_mode)) {
-    throw Error(ErrorCode::kUnsupported, std::string(file_kind(info.st_mode)) + ", not a regular file: never read");
-  }
-  struct statfs fs_info {};
-  if (::fstatfs(file.fd, &fs_info) == 0 && system_file_system(fs_info)) {
-    throw Error(ErrorCode::kUnsupported, "a file of the kernel's file systems: never read, even when named");
-  }
-  auto size = static_cast<std::uint64_t>(info.st_size);
+  std::uint64_t size = 0;
+  const FileDescriptor file(open_source_file(path, size));
   if (head_only) size = std::min(size, limit);
   if (size > limit) throw Error(ErrorCode::kInvalidInput, too_large(size, limit));
   std::string content(static_cast<std::size_t>(size), '\0');

@@ -158,6 +158,18 @@ def test_index_equals_the_cli(sieve, model, splade_tiny, tmp_path):
     assert [[h[f] for f in fields] for h in hits] == [[w[f] for f in fields] for w in want]
     with pytest.raises(sieve.InvalidArgument, match="per_document"):
         index.search("x", per_document=-1)
+    # Formats, folders and pages as the CLI takes them.
+    for args, kwargs in (
+            (("--format", "markdown", "--format", "jsonl"), {"formats": ["markdown", "jsonl"]}),
+            (("--folder", str(docs / "cats.txt")), {"folders": [docs / "cats.txt"]}),
+            (("--offset", "1", "-k", "2"), {"offset": 1, "k": 2})):
+        hits = index.search("where is the tower", **kwargs)
+        want = cli_search(folder, "where is the tower", *args)
+        assert hits and [(h["document_id"], h["rank"]) for h in hits] == [(w["document_id"], w["rank"]) for w in want]
+    assert {h["format"] for h in index.search("tower", formats=["markdown"])} == {"markdown"}
+    assert index.search("tower", offset=1, k=1)[0]["rank"] == 2
+    with pytest.raises(TypeError, match="lists"):
+        index.search("x", formats="pdf")
     filtered = index.search("stands in", filters={"lang": "it"})
     assert [h["document_id"] for h in filtered] == ["rome"] and filtered[0]["metadata"] == {"lang": "it"}
     # Opened again, the index loads the models it recorded; a reranker rescores.

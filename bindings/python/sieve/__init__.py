@@ -389,7 +389,8 @@ class Index:
 
     def search(self, query: str, k: int = 10, mode: str = "hybrid", filters: dict[str, str] | None = None,
                rerank_candidates: int = 20, exact: bool = False, per_document: int = 2,
-               fusion: str = "weighted") -> list[dict]:
+               fusion: str = "weighted", formats: Sequence[str] = (), folders: Sequence[str] = (),
+               offset: int = 0) -> list[dict]:
         """The k best chunks for `query`, best first, as dicts: rank (1 for
         the best), relevance (0 to 1: the reranker's probability, the
         cosine for vector search, else the score over the best hit's),
@@ -400,9 +401,13 @@ class Index:
         snippet_matches (byte spans in snippet), metadata. `mode`:
         "vector", "bm25", "sparse" or "hybrid" (the index's lists fused:
         `fusion` "weighted" or "rrf"); `filters` are metadata key=value
-        pairs that must all hold; `per_document`: at most this many chunks
-        of one document (0: no limit); a reranker scores the best
-        `rerank_candidates`."""
+        pairs that must all hold; `formats` keeps documents of any of these
+        formats ("pdf", "markdown", "text": see stats()'s
+        documents_by_format) and `folders` those from files in or below any
+        of these absolute paths (on path boundaries); `offset` skips that
+        many hits first (offset=k is the second page of the same ranking);
+        `per_document`: at most this many chunks of one document (0: no
+        limit); a reranker scores the best `rerank_candidates`."""
         if not isinstance(query, str):
             raise TypeError(f"query is {type(query).__name__}, not str")
         _texts([query])
@@ -410,10 +415,15 @@ class Index:
             raise InvalidArgument("k must be at least 1")
         if per_document < 0:
             raise InvalidArgument("per_document must be 0 (no limit) or more")
+        if offset < 0:
+            raise InvalidArgument("offset must be 0 or more")
+        if isinstance(formats, str) or isinstance(folders, str):
+            raise TypeError("formats and folders are lists of strings")
         result = self._index._search(query, k, mode, list((filters or {}).items()), self.model._model,
                                      self.reranker._model if self.reranker else None,
                                      self.sparse_model._model if self.sparse_model else None, rerank_candidates,
-                                     exact, per_document, fusion)
+                                     exact, per_document, fusion, list(formats),
+                                     [os.fspath(f) for f in folders], offset)
         return result["hits"]
 
     def stats(self) -> dict:

@@ -526,7 +526,8 @@ NB_MODULE(_sieve, m) {
           [](PyIndex& self, const std::string& query, std::size_t k, const std::string& mode,
              const std::vector<std::pair<std::string, std::string>>& filters, const sieve::Embedder* model,
              const sieve::Reranker* reranker, const sieve::Embedder* sparse_model, std::size_t rerank_candidates,
-             bool exact, std::size_t per_document, const std::string& fusion) {
+             bool exact, std::size_t per_document, const std::string& fusion, const std::vector<std::string>& formats,
+             const std::vector<std::string>& folders, std::size_t offset) {
             sieve::SearchOptions options;
             options.k = k;
             options.mode = sieve::parse_search_mode(mode);
@@ -535,6 +536,9 @@ NB_MODULE(_sieve, m) {
             options.exact = exact;
             options.per_document = per_document;
             options.fusion = sieve::parse_search_fusion(fusion);
+            options.formats = formats;
+            options.folders = folders;
+            options.offset = offset;
             std::string result;
             {
               nb::gil_scoped_release release;
@@ -545,7 +549,8 @@ NB_MODULE(_sieve, m) {
             return json_loads(result);
           },
           "query"_a, "k"_a, "mode"_a, "filters"_a, "model"_a.none(), "reranker"_a.none(), "sparse_model"_a.none(),
-          "rerank_candidates"_a, "exact"_a, "per_document"_a = sieve::kDefaultHitsPerDocument, "fusion"_a = "weighted")
+          "rerank_candidates"_a, "exact"_a, "per_document"_a = sieve::kDefaultHitsPerDocument, "fusion"_a = "weighted",
+          "formats"_a = std::vector<std::string>{}, "folders"_a = std::vector<std::string>{}, "offset"_a = 0)
       .def("_lists",
            [](const PyIndex& self, const std::string& mode) {
              sieve::SearchOptions options;

@@ -375,6 +375,17 @@ typedef struct sieve_search_options {
   const sieve_text* filter_keys;
   const sieve_text* filter_values;
   size_t filter_count;
+  /* Hits of one document at most, its best chunks first: 2; 0: no limit. */
+  size_t per_document;
+  /* Hits skipped first: offset k gives the second page of the same ranking: 0. */
+  size_t offset;
+  /* Documents of any of these formats ("pdf", "markdown", "text": as index stats' documents_by_format names
+     them); format_count 0: any. */
+  const sieve_text* formats;
+  size_t format_count;
+  /* Documents from files in or below any of these absolute paths (on path boundaries); folder_count 0: any. */
+  const sieve_text* folders;
+  size_t folder_count;
 } sieve_search_options;
 
 /* As sieve_model_options_init: pass sizeof(sieve_search_options). */
@@ -420,6 +431,14 @@ typedef struct sieve_search_hit {
   /* Where in the document the chunk starts: "page 3", "slide 2", "sheet Budget", "chapter 4"; empty when the
      document has no parts. */
   sieve_text section;
+  size_t rank;       /* 1 for the best hit of the ranking (offset + 1 for the first of a later page) */
+  double relevance;  /* 0 to 1: the reranker's probability, the cosine for vector search, else over the best hit's */
+  sieve_text format; /* of the document, as its reader names it ("pdf", "markdown") */
+  /* A passage of about 240 bytes around the matches ("…" where text was cut), and the byte spans in it of
+     words of the query: 2 * snippet_match_count entries (NULL when there are none). */
+  sieve_text snippet;
+  const size_t* snippet_matches;
+  size_t snippet_match_count;
 } sieve_search_hit;
 
 /* Number of hits, best first; 0 for NULL. */

@@ -61,6 +61,17 @@ type SearchOptions struct {
 	// Document metadata every hit must have: key -> value ("source" matches
 	// the file the document came from).
 	Filters map[string]string
+	// At most this many hits of one document, its best chunks first; 0: 2;
+	// negative: no limit.
+	PerDocument int
+	// Hits skipped first: Offset K gives the second page of the same ranking.
+	Offset int
+	// Documents of any of these formats ("pdf", "markdown", "text"; IndexStats'
+	// DocumentsByFormat names them); empty: any.
+	Formats []string
+	// Documents from files in or below any of these absolute paths (on path
+	// boundaries); empty: any.
+	Folders []string
 }
 
 // SearchHit is one chunk of a document that matched, with the field names of
@@ -85,6 +96,16 @@ type SearchHit struct {
 	// Byte spans [begin, end) in Text of words of the query.
 	Matches  [][2]int          `json:"matches"`
 	Metadata map[string]string `json:"metadata"`
+	// 1 for the best hit of the ranking (Offset + 1 for the first of a later page).
+	Rank int `json:"rank"`
+	// 0 to 1: the reranker's probability, the cosine for vector search, else
+	// the score over the best hit's.
+	Relevance float64 `json:"relevance"`
+	Format    string  `json:"format"` // of the document, as its reader names it ("pdf", "markdown")
+	// A passage of about 240 bytes around the matches ("…" where text was cut),
+	// and the byte spans in it of words of the query.
+	Snippet        string   `json:"snippet"`
+	SnippetMatches [][2]int `json:"snippet_matches"`
 }
 
 // IndexModel is the embedding model an index was built with.
@@ -199,8 +220,8 @@ func (ix *Index) search(ctx context.Context, query string, opts SearchOptions, e
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if opts.K < 0 || opts.RerankCandidates < 0 || opts.EfSearch < 0 {
-		return invalidArgument("SearchOptions: K, RerankCandidates and EfSearch must not be negative")
+	if opts.K < 0 || opts.RerankCandidates < 0 || opts.EfSearch < 0 || opts.Offset < 0 {
+		return invalidArgument("SearchOptions: K, RerankCandidates, EfSearch and Offset must not be negative")
 	}
 	ptr, err := ix.h.acquire()
 	if err != nil {
@@ -256,6 +277,22 @@ func (ix *Index) search(ctx context.Context, query string, opts SearchOptions, e
 		co.filter_keys, co.filter_values = &keys[0], &vals[0]
 		co.filter_count = C.size_t(len(names))
 	}
+	if opts.PerDocument > 0 {
+		co.per_document = C.size_t(opts.PerDocument)
+	} else if opts.PerDocument < 0 {
+		co.per_document = 0
+	}
+	co.offset = C.size_t(opts.Offset)
+	if len(opts.Formats) > 0 {
+		formats := pinTexts(&pinner, opts.Formats)
+		pinner.Pin(&formats[0])
+		co.formats, co.format_count = &formats[0], C.size_t(len(formats))
+	}
+	if len(opts.Folders) > 0 {
+		folders := pinTexts(&pinner, opts.Folders)
+		pinner.Pin(&folders[0])
+		co.folders, co.folder_count = &folders[0], C.size_t(len(folders))
+	}
 	q := pinText(&pinner, query)
 	var results *C.sieve_search_results
 	if err := statusError(C.sieve_index_search(ptr, embedderPtr, rerankerPtr, q, &co, &results)); err != nil {
@@ -263,6 +300,19 @@ func (ix *Index) search(ctx context.Context, query string, opts SearchOptions, e
 	}
 	defer C.sieve_search_results_destroy(results)
 	return use(results)
+}
+
+// goSpans copies count [begin, end) spans (2 * count C values); nil for none.
+func goSpans(flat *C.size_t, count C.size_t) [][2]int {
+	if count == 0 {
+		return nil
+	}
+	values := unsafe.Slice((*C.size_t)(unsafe.Pointer(flat)), 2*int(count))
+	spans := make([][2]int, int(count))
+	for m := range spans {
+		spans[m] = [2]int{int(values[2*m]), int(values[2*m+1])}
+	}
+	return spans
 }
 
 // copyHits copies the results into Go values.
@@ -289,13 +339,12 @@ func copyHits(results *C.sieve_search_results) ([]SearchHit, error) {
 		hit.ChunkBegin = int(ch.chunk_begin)
 		hit.ChunkEnd = int(ch.chunk_end)
 		hit.Section = goText(ch.section)
-		if ch.match_count > 0 {
-			spans := unsafe.Slice((*C.size_t)(unsafe.Pointer(ch.matches)), 2*int(ch.match_count))
-			hit.Matches = make([][2]int, int(ch.match_count))
-			for m := range hit.Matches {
-				hit.Matches[m] = [2]int{int(spans[2*m]), int(spans[2*m+1])}
-			}
-		}
+		hit.Matches = goSpans(ch.matches, ch.match_count)
+		hit.Rank = int(ch.rank)
+		hit.Relevance = float64(ch.relevance)
+		hit.Format = goText(ch.format)
+		hit.Snippet = goText(ch.snippet)
+		hit.SnippetMatches = goSpans(ch.snippet_matches, ch.snippet_match_count)
 		if err := json.Unmarshal([]byte(C.GoString(ch.metadata_json)), &hit.Metadata); err != nil {
 			return nil, fmt.Errorf("sieve: reading the metadata of hit %d: %w", i, err)
 		}

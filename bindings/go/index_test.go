@@ -119,6 +119,9 @@ func sameHits(t testing.TB, what string, got, want []SearchHit) {
 			if len(out[i].Matches) == 0 {
 				out[i].Matches = nil
 			}
+			if len(out[i].SnippetMatches) == 0 {
+				out[i].SnippetMatches = nil
+			}
 		}
 		return out
 	}
@@ -176,6 +179,41 @@ func TestSearchEqualsTheCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameHits(t, "defaults", got, cliSearch(t, dir, "coral").Hits)
+}
+
+// Per-document limits, pages, formats and folders give what the same flags give `sieve search`.
+func TestSearchPagesFormatsAndFoldersEqualTheCLI(t *testing.T) {
+	dir, docs := searchIndex(t)
+	ix := openIndex(t, dir)
+	ctx := context.Background()
+	for _, c := range []struct {
+		opts  SearchOptions
+		flags []string
+	}{
+		{SearchOptions{K: 5, PerDocument: -1}, []string{"--k", "5", "--per-document", "0"}},
+		{SearchOptions{K: 5, PerDocument: 1}, []string{"--k", "5", "--per-document", "1"}},
+		{SearchOptions{K: 4, Offset: 4}, []string{"--k", "4", "--offset", "4"}},
+		{SearchOptions{K: 10, Formats: []string{"markdown", "html"}}, []string{"--format", "markdown", "--format", "html"}},
+		{SearchOptions{K: 10, Folders: []string{filepath.Join(docs, "a.txt")}},
+			[]string{"--folder", filepath.Join(docs, "a.txt")}},
+	} {
+		want := cliSearch(t, dir, "coral glacier dunes reef", c.flags...)
+		got, err := ix.Search(ctx, "coral glacier dunes reef", c.opts, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) == 0 {
+			t.Fatalf("%v: no hits", c.flags)
+		}
+		sameHits(t, strings.Join(c.flags, " "), got, want.Hits)
+	}
+	page, err := ix.Search(ctx, "reef", SearchOptions{K: 2, Offset: 2}, nil, nil)
+	if err != nil || len(page) == 0 || page[0].Rank != 3 {
+		t.Fatalf("the second page of 2 starts at rank 3: %v %v", page, err)
+	}
+	if _, err := ix.Search(ctx, "reef", SearchOptions{Offset: -1}, nil, nil); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("a negative offset: %v", err)
+	}
 }
 
 func TestSearchFiltersAndExactEqualTheCLI(t *testing.T) {

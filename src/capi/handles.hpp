@@ -70,6 +70,7 @@ struct sieve_search_results {
   sieve::SearchMode mode = sieve::SearchMode::kHybrid;
   // Per hit: the flattened (begin, end) match spans and the metadata as JSON.
   std::vector<std::vector<std::size_t>> matches;
+  std::vector<std::vector<std::size_t>> snippet_matches;
   std::vector<std::string> metadata_json;
 };
 

@@ -68,6 +68,19 @@ SearchOptions search_options(const sieve_search_options* given, const char* func
       throw CapiError(SIEVE_INVALID_ARGUMENT, std::string(function) + ": filter key " + which + " is empty");
     result.filters.emplace_back(key, value);
   }
+  result.per_document = options.per_document;
+  result.offset = options.offset;
+  const auto texts = [&](const sieve_text* list, std::size_t count, const char* what) {
+    require(count == 0 || list != nullptr, function, (std::string(what) + "s is NULL but its count is not 0").c_str());
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::string name = std::string(what) + " " + std::to_string(i);
+      out.emplace_back(text_view(list[i], function, name.c_str()));
+    }
+    return out;
+  };
+  result.formats = texts(options.formats, options.format_count, "format");
+  result.folders = texts(options.folders, options.folder_count, "folder");
   return result;
 }
 
@@ -110,6 +123,17 @@ std::string metadata_json(const SearchHit& hit) {
   }
   out += '}';
   return out;
+}
+
+// Spans as begin, end, begin, end...
+std::vector<std::size_t> flat_spans(const std::vector<std::pair<std::size_t, std::size_t>>& spans) {
+  std::vector<std::size_t> flat;
+  flat.reserve(2 * spans.size());
+  for (const auto& [begin, end] : spans) {
+    flat.push_back(begin);
+    flat.push_back(end);
+  }
+  return flat;
 }
 
 sieve_text text_of(const std::string& value) {
@@ -164,6 +188,8 @@ void sieve_search_options_init(sieve_search_options* options, size_t struct_size
   defaults.rerank_candidates = library.rerank_candidates;
   defaults.exact = library.exact ? 1 : 0;
   defaults.ef_search = library.ef_search;
+  defaults.per_document = library.per_document;
+  defaults.offset = library.offset;
   sieve::capi::init_versioned(options, struct_size, &defaults, sizeof defaults);
 }
 
@@ -199,13 +225,8 @@ sieve_status* sieve_index_search(const sieve_index* index, const sieve_model* em
     results->query = std::string(q);
     results->mode = opts.mode;
     for (const sieve::SearchHit& hit : results->result.hits) {
-      std::vector<std::size_t> spans;
-      spans.reserve(2 * hit.matches.size());
-      for (const auto& [begin, end] : hit.matches) {
-        spans.push_back(begin);
-        spans.push_back(end);
-      }
-      results->matches.push_back(std::move(spans));
+      results->matches.push_back(sieve::capi::flat_spans(hit.matches));
+      results->snippet_matches.push_back(sieve::capi::flat_spans(hit.snippet_matches));
       results->metadata_json.push_back(sieve::capi::metadata_json(hit));
     }
     *out = results.release();
@@ -250,6 +271,13 @@ sieve_status* sieve_search_results_get(const sieve_search_results* results, size
     result.match_count = spans.size() / 2;
     result.metadata_json = results->metadata_json[index].c_str();
     result.section = sieve::capi::text_of(hit.section);
+    result.rank = hit.rank;
+    result.relevance = hit.relevance;
+    result.format = sieve::capi::text_of(hit.format);
+    result.snippet = sieve::capi::text_of(hit.snippet);
+    const std::vector<std::size_t>& snippet_spans = results->snippet_matches[index];
+    result.snippet_matches = snippet_spans.empty() ? nullptr : snippet_spans.data();
+    result.snippet_match_count = snippet_spans.size() / 2;
     sieve::capi::write_versioned(out, &result, sizeof result, kFunction, "sieve_search_hit");
   });
 }

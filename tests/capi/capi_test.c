@@ -2630,10 +2630,12 @@ static void test_search_options_init(void) {
   CHECK(options.struct_size == sizeof options);
   CHECK(options.k == 10);
   CHECK(options.mode == SIEVE_SEARCH_HYBRID);
-  CHECK(options.rerank_candidates == 50);
+  CHECK(options.rerank_candidates == 20);
   CHECK(options.exact == 0);
   CHECK(options.ef_search == 64);
   CHECK(options.filter_keys == NULL && options.filter_values == NULL && options.filter_count == 0);
+  CHECK(options.per_document == 2 && options.offset == 0);
+  CHECK(options.formats == NULL && options.format_count == 0 && options.folders == NULL && options.folder_count == 0);
   /* A newer caller's larger struct: the tail is zeroed. */
   memset(bigger, 0x5A, sizeof bigger);
   sieve_search_options_init((sieve_search_options*)(void*)bigger, sizeof bigger);

@@ -745,7 +745,9 @@ def test_decode_and_vocabulary_match_hugging_face(sieve, tokenizers):
 class SearchOptions(ctypes.Structure):
     _fields_ = [("struct_size", c_size_t), ("k", c_size_t), ("mode", c_int), ("rerank_candidates", c_size_t),
                 ("exact", c_int32), ("ef_search", c_size_t), ("filter_keys", POINTER(Text)),
-                ("filter_values", POINTER(Text)), ("filter_count", c_size_t)]
+                ("filter_values", POINTER(Text)), ("filter_count", c_size_t), ("per_document", c_size_t),
+                ("offset", c_size_t), ("formats", POINTER(Text)), ("format_count", c_size_t),
+                ("folders", POINTER(Text)), ("folder_count", c_size_t)]
 
 
 class SearchHit(ctypes.Structure):
@@ -753,7 +755,9 @@ class SearchHit(ctypes.Structure):
                 ("bm25_score", ctypes.c_double), ("rerank_score", ctypes.c_double), ("document_id", Text),
                 ("source", Text), ("title", Text), ("text", Text), ("chunk_id", c_int64), ("chunk_index", c_size_t),
                 ("chunk_begin", c_size_t), ("chunk_end", c_size_t), ("matches", POINTER(c_size_t)),
-                ("match_count", c_size_t), ("metadata_json", c_char_p), ("section", Text)]
+                ("match_count", c_size_t), ("metadata_json", c_char_p), ("section", Text), ("rank", c_size_t),
+                ("relevance", ctypes.c_double), ("format", Text), ("snippet", Text),
+                ("snippet_matches", POINTER(c_size_t)), ("snippet_match_count", c_size_t)]
 
 
 SEARCH_SIGNATURES = {
@@ -805,7 +809,7 @@ class Search:
         return index
 
     def search(self, index, query: str, embedder=None, reranker=None, filters: dict[str, str] | None = None,
-               **fields) -> tuple[list[dict], dict]:
+               formats: tuple[str, ...] = (), folders: tuple[str, ...] = (), **fields) -> tuple[list[dict], dict]:
         options = SearchOptions()
         self.lib.sieve_search_options_init(byref(options), ctypes.sizeof(options))
         for key, value in fields.items():
@@ -814,6 +818,11 @@ class Search:
         keys = texts_array([k.encode() for k in filters])
         values = texts_array([v.encode() for v in filters.values()])
         options.filter_keys, options.filter_values, options.filter_count = keys, values, len(filters)
+        # The encoded bytes stay referenced until the call: the arrays point into them.
+        format_bytes, folder_bytes = [f.encode() for f in formats], [f.encode() for f in folders]
+        format_texts, folder_texts = texts_array(format_bytes), texts_array(folder_bytes)
+        options.formats, options.format_count = format_texts, len(formats)
+        options.folders, options.folder_count = folder_texts, len(folders)
         q = query.encode()
         results = c_void_p()
         self.sieve.check(self.lib.sieve_index_search(index, embedder, reranker,
@@ -834,7 +843,10 @@ class Search:
                     "chunk_index": hit.chunk_index, "chunk_begin": hit.chunk_begin, "chunk_end": hit.chunk_end,
                     "section": text_bytes(hit.section).decode(), "text": text_bytes(hit.text).decode(),
                     "matches": [[hit.matches[2 * m], hit.matches[2 * m + 1]] for m in range(hit.match_count)],
-                    "metadata": json.loads(hit.metadata_json)})
+                    "metadata": json.loads(hit.metadata_json), "rank": hit.rank, "relevance": hit.relevance,
+                    "format": text_bytes(hit.format).decode(), "snippet": text_bytes(hit.snippet).decode(),
+                    "snippet_matches": [[hit.snippet_matches[2 * m], hit.snippet_matches[2 * m + 1]]
+                                        for m in range(hit.snippet_match_count)]})
             whole = json.loads(self.string(self.lib.sieve_search_results_json, results))
             return hits, whole
         finally:
@@ -876,10 +888,10 @@ def without_seconds(result: dict) -> dict:
     return {k: v for k, v in result.items() if k != "seconds"}
 
 
-# The fields of a hit that sieve_search_hit carries; the JSON (compared whole) has more (rank, snippet...).
+# The fields of a hit that sieve_search_hit carries; the JSON (compared whole) has more (snippet_begin...).
 HIT_STRUCT_FIELDS = ("score", "vector_score", "bm25_score", "rerank_score", "sparse_score", "document_id", "source",
                      "title", "chunk_id", "chunk_index", "chunk_begin", "chunk_end", "section", "text", "matches",
-                     "metadata")
+                     "metadata", "rank", "relevance", "format", "snippet", "snippet_matches")
 
 
 def struct_fields(hits: list[dict]) -> list[dict]:
@@ -916,6 +928,25 @@ def test_search_filters_equal_the_cli(search, search_index, mode):
             want = cli_search(search_index, "reef delta", "--mode", mode, "--k", "15", *flags)
             hits, whole = search.search(index, "reef delta", filters=filters, mode=mode, k=15)
             assert hits == struct_fields(want["hits"]) and without_seconds(whole) == without_seconds(want)
+    finally:
+        search.lib.sieve_index_destroy(index)
+
+
+def test_search_pages_formats_and_folders_equal_the_cli(search, search_index):
+    index = search.open(search_index)
+    docs = search_index.parent / "docs"
+    try:
+        for fields, flags in (({"per_document": 0, "k": 5}, ["--per-document", "0", "--k", "5"]),
+                              ({"per_document": 1, "k": 5}, ["--per-document", "1", "--k", "5"]),
+                              ({"offset": 3, "k": 3}, ["--offset", "3", "--k", "3"]),
+                              ({"formats": ("markdown", "html")}, ["--format", "markdown", "--format", "html"]),
+                              ({"folders": (str(docs / "d.jsonl"),)}, ["--folder", str(docs / "d.jsonl")])):
+            want = cli_search(search_index, "reef delta dunes", *flags)
+            hits, whole = search.search(index, "reef delta dunes", **fields)
+            assert hits and hits == struct_fields(want["hits"]), flags
+            assert without_seconds(whole) == without_seconds(want)
+        hits, _ = search.search(index, "reef", offset=2, k=2)
+        assert [h["rank"] for h in hits] == [3, 4]
     finally:
         search.lib.sieve_index_destroy(index)
 

@@ -158,6 +158,9 @@ json search_tool(const ServedIndexes& indexes, bool rerank, bool with_output) {
                         {"title", {{"type", "string"}}},
                         {"section", {{"type", "string"}}},
                         {"score", {{"type", "number"}}},
+                        {"relevance", {{"type", "number"}, {"minimum", 0}, {"maximum", 1}}},
+                        {"format", {{"type", "string"}}},
+                        {"snippet", {{"type", "string"}}},
                         {"chunk_index", {{"type", "integer"}}},
                         {"begin", {{"type", "integer"}}},
                         {"end", {{"type", "integer"}}},
@@ -514,14 +517,16 @@ json McpServer::search(const json& arguments) const {
   }
   const SearchResult result = served.search(*query, options, reranker);
   json hits = json::array();
-  std::size_t rank = 0;
   for (const SearchHit& hit : result.hits) {
-    hits.push_back({{"rank", ++rank},
+    hits.push_back({{"rank", hit.rank},
                     {"document_id", hit.document_id},
                     {"source", hit.source},
                     {"title", hit.title},
                     {"section", hit.section},
                     {"score", hit.score},
+                    {"relevance", hit.relevance},
+                    {"format", hit.format},
+                    {"snippet", hit.snippet},
                     {"chunk_index", hit.chunk_index},
                     {"begin", hit.chunk_begin},
                     {"end", hit.chunk_end},

@@ -98,6 +98,8 @@ def test_stdio_tools(setup):
         assert [(h["document_id"], h["chunk_begin"], h["chunk_end"]) for h in cli["hits"]] == \
             [(h["document_id"], h["begin"], h["end"]) for h in hits]
         assert [h["score"] for h in hits] == pytest.approx([h["score"] for h in cli["hits"]])
+        assert [(h["rank"], h["relevance"], h["format"], h["snippet"]) for h in hits] == \
+            [(h["rank"], pytest.approx(h["relevance"]), h["format"], h["snippet"]) for h in cli["hits"]]
         top = hits[0]
         assert top["source"] == str(docs / "reefs.md") and top["title"] == "Reefs"
         assert top["metadata"] == {"region": "pacific"}

@@ -665,7 +665,11 @@ class PostgresSnapshot final : public StorageSnapshot {
     return found;
   }
 
-  // Row r of a query selecting the chunk columns in chunks()' order.
+  // The chunk columns stored_chunk() reads, in its order; a query selects them from "chunks c" and "documents d".
+  static constexpr std::string_view kChunkColumns =
+      "c.id, d.key, d.source, d.title, c.ordinal, c.start_byte, c.end_byte, c.text, d.metadata, c.section, d.format";
+
+  // Row r of a query selecting kChunkColumns.
   static StoredChunk stored_chunk(const Result& rows, int r) {
     StoredChunk chunk;
     chunk.id = rows.integer(r, 0);
@@ -685,13 +689,10 @@ class PostgresSnapshot final : public StorageSnapshot {
   std::vector<StoredChunk> chunks(std::span<const std::int64_t> ids) override {
     std::vector<StoredChunk> result;
     if (ids.empty()) return result;
-    const auto rows = db().exec(
-        "SELECT c.id, d.key, d.source, d.title, c.ordinal, c.start_byte, c.end_byte, c.text, d.metadata, c.section, "
-        "d.format "
-        "FROM " +
-            table("chunks") + " c JOIN " + table("documents") +
-            " d ON d.id = c.document_id WHERE c.id = ANY($1::bigint[])",
-        {id_array(ids)});
+    const auto rows =
+        db().exec(std::string("SELECT ") + std::string(kChunkColumns) + " FROM " + table("chunks") + " c JOIN " +
+                      table("documents") + " d ON d.id = c.document_id WHERE c.id = ANY($1::bigint[])",
+                  {id_array(ids)});
     std::unordered_map<std::int64_t, int> row_of;
     for (int r = 0; r < rows.rows(); ++r) row_of.emplace(rows.integer(r, 0), r);
     for (const std::int64_t id : ids) {
@@ -705,13 +706,10 @@ class PostgresSnapshot final : public StorageSnapshot {
 
   std::vector<StoredChunk> document_chunks(std::string_view key) override {
     std::vector<StoredChunk> result;
-    const auto rows = db().exec(
-        "SELECT c.id, d.key, d.source, d.title, c.ordinal, c.start_byte, c.end_byte, c.text, d.metadata, c.section, "
-        "d.format "
-        "FROM " +
-            table("documents") + " d JOIN " + table("chunks") +
-            " c ON c.document_id = d.id WHERE d.key = $1 ORDER BY c.ordinal",
-        {std::string(key)});
+    const auto rows =
+        db().exec(std::string("SELECT ") + std::string(kChunkColumns) + " FROM " + table("documents") + " d JOIN " +
+                      table("chunks") + " c ON c.document_id = d.id WHERE d.key = $1 ORDER BY c.ordinal",
+                  {std::string(key)});
     for (int r = 0; r < rows.rows(); ++r) {
       result.push_back(stored_chunk(rows, r));
     }

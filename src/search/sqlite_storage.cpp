@@ -646,7 +646,11 @@ class SqliteSnapshot final : public StorageSnapshot {
     return found;
   }
 
-  // The current row of a query selecting the chunk columns in chunks()' order.
+  // The chunk columns stored_chunk() reads, in its order; a query selects them from "chunks c" and "documents d".
+  static constexpr std::string_view kChunkColumns =
+      "c.id, d.key, d.source, d.title, c.ordinal, c.start_byte, c.end_byte, c.text, d.metadata, c.section, d.format";
+
+  // The current row of a query selecting kChunkColumns.
   static StoredChunk stored_chunk(Statement& statement) {
     StoredChunk chunk;
     chunk.id = statement.integer(0);
@@ -665,10 +669,8 @@ class SqliteSnapshot final : public StorageSnapshot {
 
   std::vector<StoredChunk> chunks(std::span<const std::int64_t> ids) override {
     std::vector<StoredChunk> result;
-    auto statement = lease_.db->prepare(
-        "SELECT c.id, d.key, d.source, d.title, c.ordinal, c.start_byte, c.end_byte, c.text, d.metadata, c.section, "
-        "d.format "
-        "FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id = ?");
+    auto statement = lease_.db->prepare(std::string("SELECT ") + std::string(kChunkColumns) +
+                                        " FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id = ?");
     for (const std::int64_t id : ids) {
       statement.bind(1, id);
       if (statement.step()) {
@@ -682,9 +684,8 @@ class SqliteSnapshot final : public StorageSnapshot {
   std::vector<StoredChunk> document_chunks(std::string_view key) override {
     std::vector<StoredChunk> result;
     auto statement = lease_.db->prepare(
-        "SELECT c.id, d.key, d.source, d.title, c.ordinal, c.start_byte, c.end_byte, c.text, d.metadata, c.section, "
-        "d.format "
-        "FROM documents d JOIN chunks c ON c.document_id = d.id WHERE d.key = ? ORDER BY c.ordinal");
+        std::string("SELECT ") + std::string(kChunkColumns) +
+        " FROM documents d JOIN chunks c ON c.document_id = d.id WHERE d.key = ? ORDER BY c.ordinal");
     statement.bind(1, key);
     while (statement.step()) {
       result.push_back(stored_chunk(statement));

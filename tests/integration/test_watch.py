@@ -22,13 +22,9 @@ from typing import Callable
 import pytest
 
 import tier
-from conftest import ROOT, run_sieve, sieve_bin
+from conftest import run_sieve, sieve_bin
 from server_harness import Server, models_root
-
-FIXTURES = Path(os.environ.get("SIEVE_FIXTURES_DIR", ROOT / "build" / "fixtures"))
-TINY = FIXTURES / "tiny-bert-tokens"
-WORDS = ("river mountain forest ocean desert valley glacier volcano island canyon meadow prairie "
-         "harbor lagoon delta plateau tundra marsh reef dune").split()
+from test_search import TINY, WORDS, index_rows
 
 
 @pytest.fixture(scope="module")
@@ -45,17 +41,6 @@ def stored_sources(index: Path) -> set[str]:
     db = sqlite3.connect(f"file:{index / 'index.sqlite'}?mode=ro", uri=True)
     try:
         return {row[0] for row in db.execute("SELECT DISTINCT source FROM documents")}
-    finally:
-        db.close()
-
-
-def index_rows(index: Path) -> list[tuple]:
-    """(document, chunk number, start, end, text) of every chunk."""
-    db = sqlite3.connect(f"file:{index / 'index.sqlite'}?mode=ro", uri=True)
-    try:
-        return sorted(db.execute(
-            "SELECT d.key, c.ordinal, c.start_byte, c.end_byte, c.text FROM chunks c "
-            "JOIN documents d ON d.id = c.document_id").fetchall())
     finally:
         db.close()
 

@@ -71,7 +71,23 @@ class SearchIndexTest : public ::testing::Test {
     return SearchIndex::create(index_.path() / "idx", *embedder_, options);
   }
 
+  // An index of three documents with many chunks that mention glaciers, and two with one.
+  SearchIndex glacier_index() {
+    std::string many;
+    for (int i = 0; i < 12; ++i)
+      many += "Glacier ice moves slowly down the valley, carving rock number " + std::to_string(i) + ". ";
+    write(glaciers_.path() / "a.txt", many);
+    write(glaciers_.path() / "b.txt", many + "Moraines remain.");
+    write(glaciers_.path() / "c.txt", many + "Crevasses open.");
+    write(glaciers_.path() / "d.txt", "A glacier once covered this plain.");
+    write(glaciers_.path() / "e.txt", "Quantization stores each weight in eight bits; glacier melt is unrelated.");
+    auto index = create();
+    (void)index.add({glaciers_.path()}, *embedder_);
+    return index;
+  }
+
   TempFolder docs_;
+  TempFolder glaciers_;
   TempFolder index_;
   std::optional<Embedder> embedder_;
 };
@@ -301,23 +317,8 @@ TEST_F(SearchIndexTest, HybridFusesBothListsAndFiltersApply) {
   EXPECT_TRUE(index.search("rivers", options, &*embedder_).hits.empty());
 }
 
-// Three documents with many chunks that mention glaciers, and two with one.
-void write_glacier_documents(const fs::path& folder) {
-  std::string many;
-  for (int i = 0; i < 12; ++i)
-    many += "Glacier ice moves slowly down the valley, carving rock number " + std::to_string(i) + ". ";
-  write(folder / "a.txt", many);
-  write(folder / "b.txt", many + "Moraines remain.");
-  write(folder / "c.txt", many + "Crevasses open.");
-  write(folder / "d.txt", "A glacier once covered this plain.");
-  write(folder / "e.txt", "Quantization stores each weight in eight bits; glacier melt is unrelated.");
-}
-
 TEST_F(SearchIndexTest, HitsPerDocumentAreCappedAndKStillFilled) {
-  TempFolder docs;
-  write_glacier_documents(docs.path());
-  auto index = create();
-  (void)index.add({docs.path()}, *embedder_);
+  auto index = glacier_index();
   for (const SearchMode mode : {SearchMode::kBm25, SearchMode::kVector, SearchMode::kHybrid}) {
     SearchOptions options;
     options.mode = mode;
@@ -355,10 +356,7 @@ TEST_F(SearchIndexTest, HitsPerDocumentAreCappedAndKStillFilled) {
 }
 
 TEST_F(SearchIndexTest, HitsCarryRankRelevanceAndASnippet) {
-  TempFolder docs;
-  write_glacier_documents(docs.path());
-  auto index = create();
-  (void)index.add({docs.path()}, *embedder_);
+  auto index = glacier_index();
   for (const SearchMode mode : {SearchMode::kBm25, SearchMode::kVector, SearchMode::kHybrid}) {
     SearchOptions options;
     options.mode = mode;
@@ -396,10 +394,7 @@ TEST_F(SearchIndexTest, HitsCarryRankRelevanceAndASnippet) {
 }
 
 TEST_F(SearchIndexTest, Bm25FindsStemmedForms) {
-  TempFolder docs;
-  write_glacier_documents(docs.path());
-  auto index = create();
-  (void)index.add({docs.path()}, *embedder_);
+  auto index = glacier_index();
   SearchOptions options;
   options.mode = SearchMode::kBm25;
   const auto result = index.search("quantize", options, nullptr);
@@ -410,12 +405,7 @@ TEST_F(SearchIndexTest, Bm25FindsStemmedForms) {
 }
 
 TEST_F(SearchIndexTest, AnIndexWithTheOldKeywordTableIsRebuiltWithStems) {
-  TempFolder docs;
-  write_glacier_documents(docs.path());
-  {
-    auto index = create();
-    (void)index.add({docs.path()}, *embedder_);
-  }
+  (void)glacier_index();
   const fs::path database = index_.path() / "idx" / "index.sqlite";
   {
     // The table as Sieve made it before BM25 stemmed words.

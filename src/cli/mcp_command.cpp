@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <thread>
 
 #include "cli/commands.hpp"
@@ -25,7 +26,7 @@ struct McpArgs {
   ModelOptions model;
   std::vector<std::string> indexes;
   std::string rerank;
-  std::size_t rerank_candidates = 50;
+  std::size_t rerank_candidates = kDefaultRerankCandidates;
 };
 
 // Writes the answers, one message a line, flushed at once; safe from many
@@ -169,7 +170,8 @@ Action add_mcp_command(CLI::App& app) {
   cmd->add_option("--index", args->indexes, "A search index (sieve index add) as NAME=DIR (repeatable)")->required();
   cmd->add_option("--rerank", args->rerank,
                   "Cross-encoder model folder: lets a search ask to rerank its best candidates");
-  cmd->add_option("--rerank-candidates", args->rerank_candidates, "Candidates the cross-encoder scores (default 50)")
+  cmd->add_option("--rerank-candidates", args->rerank_candidates,
+                  "Candidates the cross-encoder scores (default " + std::to_string(kDefaultRerankCandidates) + ")")
       ->check(CLI::Range(1, 1000));
   add_runtime_options(*cmd, args->model);
   return [args] { return mcp_command::run(*args); };

@@ -10,6 +10,7 @@
 
 #include "server/served_indexes.hpp"
 #include "sieve/reranker.hpp"
+#include "sieve/search.hpp"
 
 namespace sieve::server {
 
@@ -25,7 +26,7 @@ struct McpOptions {
   // The cross-encoder a search may rerank with (the `search` tool's
   // `rerank` argument); none: the argument is not offered.
   const Reranker* reranker = nullptr;
-  std::size_t rerank_candidates = 50;
+  std::size_t rerank_candidates = kDefaultRerankCandidates;
   // Documents per page of resources/list.
   std::size_t resources_page = 100;
   // Bytes of text get_document returns at most (the rest is paged by begin/end).

@@ -28,6 +28,7 @@ from server_harness import Server, models_root
 
 FIXTURES = Path(os.environ.get("SIEVE_FIXTURES_DIR", ROOT / "build" / "fixtures"))
 TINY = FIXTURES / "tiny-bert-tokens"
+CROSS_ENCODER = FIXTURES / "cross-encoder-minilm-l6"
 KEY = "mcp-test-key"
 RECORDS = 130  # more than a page of resources/list (100)
 
@@ -61,9 +62,9 @@ def stdio_params(setup, *extra: str) -> StdioServerParameters:
                                        f"other={setup['other']}", *extra])
 
 
-async def with_stdio(setup, body):
+async def with_stdio(setup, body, *extra: str):
     with open(setup["tmp"] / "mcp-stderr.log", "a") as errlog:
-        async with stdio_client(stdio_params(setup), errlog=errlog) as (read, write):
+        async with stdio_client(stdio_params(setup, *extra), errlog=errlog) as (read, write):
             async with ClientSession(read, write) as session:
                 result = await session.initialize()
                 return await body(session, result)
@@ -153,6 +154,30 @@ def test_stdio_tools(setup):
         return True
 
     assert asyncio.run(with_stdio(setup, body))
+
+
+def test_stdio_search_reranks_as_the_cli_does(setup):
+    """With --rerank, the search tool offers `rerank`, and a reranked search gives the hits, scores and spans
+    `sieve search --rerank` gives (the same default candidates and window)."""
+    if not (CROSS_ENCODER / "model.onnx").exists():
+        pytest.fail(f"{CROSS_ENCODER} is missing: run tools/make_cross_encoder.py (scripts/test.sh does)")
+    query = "meltwater feeds the rivers below the glaciers"
+
+    async def body(session: ClientSession, _):
+        tools = {t.name: t for t in (await session.list_tools()).tools}
+        assert tools["search"].input_schema["properties"]["rerank"]["type"] == "boolean"
+        found = await session.call_tool("search", {"query": query, "index": "notes", "k": 4, "rerank": True})
+        assert not found.is_error, tool_text(found)
+        return found.structured_content["hits"]
+
+    hits = asyncio.run(with_stdio(setup, body, "--rerank", str(CROSS_ENCODER)))
+    cli = json.loads(run_sieve("search", "--index", str(setup["index"]), query, "--k", "4", "--rerank",
+                               str(CROSS_ENCODER), "--json").stdout)["hits"]
+    assert len(hits) == 4
+    assert [(h["document_id"], h["begin"], h["end"]) for h in hits] == \
+        [(h["document_id"], h["chunk_begin"], h["chunk_end"]) for h in cli]
+    assert [h["score"] for h in hits] == pytest.approx([h["rerank_score"] for h in cli], abs=1e-5)
+    assert [h["relevance"] for h in hits] == pytest.approx([h["relevance"] for h in cli], abs=1e-6)
 
 
 def test_stdio_resources(setup):

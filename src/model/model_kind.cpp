@@ -364,6 +364,15 @@ ModelKind detect_kind(const ModelFolder& folder, const OnnxSummary& onnx) {
                                            list);
 }
 
+std::string describe_reranker(const ModelFolder& folder) {
+  if (fs::exists(folder.root / kLlmRerankerFile)) return std::string("an LLM reranker (") + kLlmRerankerFile + ")";
+  for (const auto& arch : folder.architectures) {
+    if (ends_with(arch, "ForSequenceClassification"))
+      return "a cross-encoder or classifier (config.json: " + arch + ")";
+  }
+  return "a cross-encoder (its graph gives logits)";
+}
+
 std::size_t estimate_bytes(const ModelFolder& folder, const OnnxSummary& onnx) {
   std::error_code ec;
   const auto size_of = [&](const fs::path& file) -> std::size_t {

@@ -49,6 +49,11 @@ OnnxSummary read_onnx_summary(const std::filesystem::path& onnx_file);
 // cross-encoder, any other rank-2 float output a pooled embedding.
 ModelKind detect_kind(const ModelFolder& folder, const OnnxSummary& onnx);
 
+// A folder detect_kind finds a reranker (ModelKind::kReranker), in words for a message that refuses it elsewhere: "an
+// LLM reranker (llm_reranker.json)", "a cross-encoder or classifier (config.json: BertForSequenceClassification)" or
+// "a cross-encoder (its graph gives logits)".
+std::string describe_reranker(const ModelFolder& folder);
+
 // Estimated memory of a loaded model in bytes: the ONNX file, its external
 // data and tokenizer.json, by file size (see RegistryOptions::memory_budget).
 std::size_t estimate_bytes(const ModelFolder& folder, const OnnxSummary& onnx);

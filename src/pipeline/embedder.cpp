@@ -6,6 +6,7 @@
 #include "logging.hpp"
 #include "model/graph_fusion.hpp"
 #include "model/model_folder.hpp"
+#include "model/model_kind.hpp"
 #include "model/modules/normalize_module.hpp"
 #include "model/token_ids.hpp"
 #include "pipeline/batching.hpp"
@@ -451,7 +452,14 @@ Embedder Embedder::load(const std::filesystem::path& folder_path, const Embedder
   if (options.batch_size == 0) throw Error(ErrorCode::kInvalidArgument, "batch size must be at least 1");
   auto folder = model::read_model_folder(folder_path);
   auto tokenizer = Tokenizer::from_file(folder.tokenizer_file);
-  model::check_token_ids(folder, model::read_onnx_summary(folder.onnx_file), tokenizer);
+  const auto summary = model::read_onnx_summary(folder.onnx_file);
+  if (model::detect_kind(folder, summary) == ModelKind::kReranker) {
+    throw Error(ErrorCode::kUnsupported,
+                folder.root.string() + ": is " + model::describe_reranker(folder) +
+                    ", not an embedding model: it scores texts and gives no vectors; use sieve rerank or sieve "
+                    "classify (a Reranker in the libraries)");
+  }
+  model::check_token_ids(folder, summary, tokenizer);
   runtime::Session session(folder.onnx_file, options.runtime);
   auto impl = std::make_unique<Impl>(std::move(folder), std::move(tokenizer), std::move(session));
   const auto& f = impl->folder;

@@ -233,7 +233,8 @@ Reranker Reranker::load(const fs::path& folder_path, const RerankerOptions& opti
                                  [](const std::string& a) { return a.ends_with("ForCausalLM"); })
                          ? " (a causal LM reranker such as Qwen3-Reranker: export it with sieve-export export "
                            "--task llm-reranker)"
-                         : ""));
+                         : " (an embedding model's folder? use it with sieve embed, sieve similarity or "
+                           "sieve index)"));
   }
   auto tokenizer = Tokenizer::from_file(folder.tokenizer_file);
   model::check_token_ids(folder, model::read_onnx_summary(folder.onnx_file), tokenizer);

@@ -176,6 +176,25 @@ def test_thread_counts_beyond_the_machine_are_refused(tmp_path):
 
 
 @needs_fixtures
+def test_a_model_of_another_kind_is_refused(tmp_path):
+    """A cross-encoder or classifier gives no embeddings: every command that embeds refuses it in one line naming
+    what it is and the commands that can use it; a cross-encoder's command refuses an embedding model likewise."""
+    cross_encoder = FIXTURES / "cross-encoder-minilm-l6"
+    classifier = FIXTURES / "cross-encoder-tiny-3labels"
+    (tmp_path / "a.txt").write_text("some words")
+    for folder in (cross_encoder, classifier):
+        expected = (f"{folder}: is a cross-encoder or classifier (config.json: BertForSequenceClassification), "
+                    "not an embedding model", "use sieve rerank or sieve classify")
+        for command in (["embed", "--model", str(folder), "x"], ["similarity", "--model", str(folder), "a", "b"],
+                        ["index", "add", "--index", str(tmp_path / "idx"), "--model", str(folder),
+                         str(tmp_path / "a.txt")]):
+            assert_clean_error(run_sieve(*command, check=False), *expected)
+    assert not (tmp_path / "idx").exists()
+    assert_clean_error(run_sieve("rerank", "--model", str(TINY), "--query", "q", input=b"a document\n", check=False),
+                       f"{TINY}: not a cross-encoder", "use it with sieve embed")
+
+
+@needs_fixtures
 def test_control_characters_in_messages_are_escaped(tmp_path):
     """Names from outside (a folder, a file) reach the terminal escaped, in
     errors and in log lines alike."""

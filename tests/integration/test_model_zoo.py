@@ -218,6 +218,13 @@ def test_llm_reranker_and_classifier_are_served(zoo, texts, tmp_path):
         assert server.stop() == 0, server.output()
 
 
+def test_an_llm_reranker_gives_no_embeddings(zoo):
+    result = run_sieve("embed", "--model", str(zoo["root"] / "onnx" / "qwen3-reranker"), "x", check=False)
+    err = result.stderr.decode(errors="replace")
+    assert result.returncode == 1 and not result.stdout, err
+    assert "is an LLM reranker (llm_reranker.json), not an embedding model" in err and "use sieve rerank" in err
+
+
 def test_llm_reranker_folder_describes_its_prompt(zoo):
     """The exported folder alone, run as its llm_reranker.json says (the prompt
     pieces tokenized apart, without special tokens; right padding; softmax of

@@ -270,6 +270,13 @@ def test_reranker_refusals(sieve, reranker):
     assert reranker.predict([]).shape == (0,) and reranker.rank("q", []) == []
 
 
+def test_a_model_of_another_kind_is_refused(sieve):
+    with pytest.raises(sieve.Unsupported, match="is a cross-encoder or classifier .*not an embedding model"):
+        sieve.Embedder(str(CROSS_ENCODER))
+    with pytest.raises(sieve.Unsupported, match="not a cross-encoder.*use it with sieve embed"):
+        sieve.Reranker(str(FIXTURES / "tiny-bert-tokens"))
+
+
 def resident_bytes() -> int:
     return int(Path("/proc/self/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 

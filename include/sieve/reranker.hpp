@@ -65,6 +65,11 @@ class Reranker {
 
   // One score per document, in input order.
   [[nodiscard]] std::vector<float> score(std::string_view query, std::span<const std::string_view> documents) const;
+  // One score per (query, document) pair, in input order, each as score() gives it (the activation of a
+  // cross-encoder or an LLM reranker, a ColBERT model's MaxSim), over length-sorted batches of `batch_size` pairs
+  // at most (0: the model's RerankerOptions::batch_size; a ColBERT model batches as its embedder does). Pairs
+  // longer than max_length are cut.
+  [[nodiscard]] std::vector<float> score_pairs(std::span<const TextPair> pairs, std::size_t batch_size = 0) const;
   // The top_k best documents (all when top_k is 0), best first; ties keep input order.
   [[nodiscard]] std::vector<RerankResult> rerank(std::string_view query, std::span<const std::string_view> documents,
                                                  std::size_t top_k = 0) const;
@@ -122,7 +127,10 @@ class Reranker {
   explicit Reranker(std::unique_ptr<Impl> impl);
   explicit Reranker(std::unique_ptr<Embedder> late);
   // The logits of every encoding, in their order, over length-sorted batches.
-  [[nodiscard]] std::vector<float> run_all(const std::vector<Encoding>& encodings) const;
+  [[nodiscard]] std::vector<float> run_all(const std::vector<Encoding>& encodings, std::size_t batch_size = 0) const;
+  // (query, document) pairs tokenized for scoring: an LLM reranker's prompt around each, else as pairs.
+  [[nodiscard]] std::vector<Encoding> encode_for_scoring(std::span<const TextPair> pairs, bool truncate,
+                                                         std::size_t threads) const;
   // The one that is not null says the kind: impl_ (pair scoring) or late_.
   std::unique_ptr<Impl> impl_;
   std::unique_ptr<Embedder> late_;

@@ -438,14 +438,22 @@ void finish_encodings(std::vector<Encoding>& encodings, bool truncate, const std
 
 std::vector<Encoding> Reranker::encode(std::string_view query, std::span<const std::string_view> documents,
                                        bool truncate, std::size_t threads) const {
+  std::vector<TextPair> pairs;
+  pairs.reserve(documents.size());
+  for (const auto document : documents) pairs.push_back({query, document});
+  return encode_for_scoring(pairs, truncate, threads);
+}
+
+std::vector<Encoding> Reranker::encode_for_scoring(std::span<const TextPair> pairs, bool truncate,
+                                                   std::size_t threads) const {
   refuse_late_interaction(late_);
   const Impl& m = *impl_;
   if (m.llm) {
     // The recipe of the model card: the filled-in template alone is
     // tokenized (and cut), then put between the prompt's own tokens.
     std::vector<std::string> bodies;
-    bodies.reserve(documents.size());
-    for (const auto document : documents) bodies.push_back(model::fill_llm_template(*m.llm, query, document));
+    bodies.reserve(pairs.size());
+    for (const auto& [query, document] : pairs) bodies.push_back(model::fill_llm_template(*m.llm, query, document));
     const std::vector<std::string_view> views(bodies.begin(), bodies.end());
     std::vector<Encoding> encodings = m.tokenizer.encode_each(views, false, threads);
     finish_encodings(encodings, truncate,
@@ -464,9 +472,6 @@ std::vector<Encoding> Reranker::encode(std::string_view query, std::span<const s
     }
     return encodings;
   }
-  std::vector<TextPair> pairs;
-  pairs.reserve(documents.size());
-  for (const auto document : documents) pairs.push_back({query, document});
   // An error names the document's index.
   std::vector<Encoding> encodings = m.tokenizer.encode_pair_each(pairs, true, threads);
   finish_encodings(encodings, truncate,
@@ -583,7 +588,7 @@ std::vector<float> Reranker::label_scores(std::span<const float> logits, bool ra
   return out;
 }
 
-std::vector<float> Reranker::run_all(const std::vector<Encoding>& encodings) const {
+std::vector<float> Reranker::run_all(const std::vector<Encoding>& encodings, std::size_t batch_size) const {
   refuse_late_interaction(late_);
   const Impl& m = *impl_;
   const std::size_t labels = m.num_labels;
@@ -592,7 +597,7 @@ std::vector<float> Reranker::run_all(const std::vector<Encoding>& encodings) con
   std::vector<std::size_t> lengths;
   lengths.reserve(encodings.size());
   for (const Encoding& e : encodings) lengths.push_back(e.size());
-  const auto plan = pipeline::plan_batches(lengths, m.batch_size);
+  const auto plan = pipeline::plan_batches(lengths, batch_size == 0 ? m.batch_size : batch_size);
   std::vector<const Encoding*> batch;
   for (const auto& [begin, end] : plan.batches) {
     batch.clear();
@@ -612,9 +617,28 @@ std::vector<float> Reranker::score(std::string_view query, std::span<const std::
     const std::vector<TokenVectors> q = late_->embed_tokens(queries, TextRole::kQuery);
     return maxsim_each(q.front(), late_->embed_tokens(documents, TextRole::kDocument));
   }
+  std::vector<TextPair> pairs;
+  pairs.reserve(documents.size());
+  for (const auto document : documents) pairs.push_back({query, document});
+  return score_pairs(pairs);
+}
+
+std::vector<float> Reranker::score_pairs(std::span<const TextPair> pairs, std::size_t batch_size) const {
+  std::vector<float> scores(pairs.size());
+  if (late_) {
+    std::vector<std::string_view> queries;
+    std::vector<std::string_view> documents;
+    for (const auto& [query, document] : pairs) {
+      queries.push_back(query);
+      documents.push_back(document);
+    }
+    const std::vector<TokenVectors> q = late_->embed_tokens(queries, TextRole::kQuery);
+    const std::vector<TokenVectors> d = late_->embed_tokens(documents, TextRole::kDocument);
+    for (std::size_t i = 0; i < pairs.size(); ++i) scores[i] = maxsim(q[i], d[i]);
+    return scores;
+  }
   const std::size_t labels = impl_->num_labels;
-  const std::vector<float> logits = run_all(encode(query, documents));
-  std::vector<float> scores(documents.size());
+  const std::vector<float> logits = run_all(encode_for_scoring(pairs, true, 0), batch_size);
   for (std::size_t i = 0; i < scores.size(); ++i) {
     scores[i] = score_from_logits(std::span<const float>(logits).subspan(i * labels, labels));
   }

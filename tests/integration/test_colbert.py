@@ -76,6 +76,18 @@ def test_rerank_scores_match_pylate_maxsim(colbert):
         assert [got[i] for i in order] == sorted(got.values(), reverse=True)
 
 
+def test_python_predict_scores_pairs_by_maxsim(colbert, sieve):
+    """sieve.Reranker.predict on a ColBERT model: PyLate's MaxSim for pairs of several queries in one call."""
+    folder, ref = colbert
+    pairs, want = [], []
+    for query, scores in zip(ref["queries"], ref["scores"]):
+        for document, score in zip(ref["documents"], scores):
+            pairs.append((query["text"], document["text"]))
+            want.append(score)
+    got = sieve.Reranker(str(folder)).predict(pairs, batch_size=5)
+    np.testing.assert_allclose(got, want, atol=SCORE_TOL)
+
+
 @pytest.mark.parametrize("args, message", [
     (["embed", "--model", "{colbert}", "x"], "late-interaction (ColBERT) model"),
     (["embed", "--model", "{minilm}", "--multi-vector", "x"], "token vectors come from ColBERT models"),

@@ -185,6 +185,16 @@ def test_llm_reranker_matches_transformers(zoo, name):
     np.testing.assert_allclose(rerank_scores(zoo["root"] / "onnx" / name, zoo["made"]["pairs"]), want, atol=1e-4)
 
 
+def test_python_predict_scores_an_llm_reranker(zoo, sieve):
+    """sieve.Reranker.predict scores an LLM reranker's pairs (several queries in one call, small batches) as
+    transformers does with the model card's recipe."""
+    name = "qwen3-reranker"
+    reranker = sieve.Reranker(str(zoo["root"] / "onnx" / name))
+    pairs = [tuple(p) for p in zoo["made"]["pairs"]]
+    assert len({q for q, _ in pairs}) > 1
+    np.testing.assert_allclose(reranker.predict(pairs, batch_size=3), zoo["refs"][name], atol=1e-4)
+
+
 def test_llm_reranker_and_classifier_are_served(zoo, texts, tmp_path):
     """`sieve serve` scores with the LLM reranker on TEI's /rerank and
     Cohere's /v1/rerank as with a cross-encoder, refuses /predict for it, and

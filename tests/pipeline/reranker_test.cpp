@@ -91,6 +91,34 @@ TEST(Reranker, MatchesSentenceTransformersCrossEncoderWithin1e4) {
   }
 }
 
+TEST(Reranker, ScoresPairsOfManyQueriesAsCrossEncoderPredict) {
+  // Every group's pairs in one list, the queries interleaved, against CrossEncoder.predict's scores.
+  const auto groups = read_groups();
+  const auto ref = read_reference();
+  std::vector<TextPair> pairs;
+  std::vector<double> expected;
+  for (std::size_t d = 0;; ++d) {
+    bool any = false;
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      if (d >= groups[g].documents.size()) continue;
+      pairs.push_back({groups[g].query, groups[g].documents[d]});
+      expected.push_back(ref["groups"][g]["default"][d].get<double>());
+      any = true;
+    }
+    if (!any) break;
+  }
+  ASSERT_GT(pairs.size(), groups.size());
+  const auto reranker = Reranker::load(minilm(), single_thread());
+  for (const std::size_t batch_size : {0UL, 1UL, 7UL}) {
+    const auto scores = reranker.score_pairs(pairs, batch_size);
+    ASSERT_EQ(scores.size(), pairs.size());
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+      EXPECT_NEAR(scores[i], expected[i], 1e-4) << "pair " << i << " batch " << batch_size;
+    }
+  }
+  EXPECT_TRUE(reranker.score_pairs({}).empty());
+}
+
 TEST(Reranker, RawScoresAndShortMaxLengthMatchCrossEncoder) {
   const auto groups = read_groups();
   const auto ref = read_reference();

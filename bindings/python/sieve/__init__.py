@@ -255,7 +255,8 @@ class Reranker:
     providers = property(lambda self: self._model.providers, doc="Execution providers the model runs on.")
 
     def predict(self, sentences: Sequence[Sequence[str]], batch_size: int = 32) -> np.ndarray:
-        """One float32 score per (query, document) pair, as CrossEncoder.predict;
+        """One float32 score per (query, document) pair, as CrossEncoder.predict
+        (an LLM reranker: its probability of "yes"; a ColBERT model: MaxSim);
         a single pair gives one score (a 0-d array)."""
         single = len(sentences) == 2 and all(isinstance(s, str) for s in sentences)
         pairs = [tuple(sentences)] if single else [tuple(p) for p in sentences]

@@ -15,7 +15,6 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
-#include <numeric>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -120,34 +119,6 @@ std::vector<PyEncoding> encode_texts(const sieve::Tokenizer& tokenizer, const st
 template <typename T>
 std::vector<int> as_ints(const std::vector<T>& values) {
   return {values.begin(), values.end()};
-}
-
-// One score per pair, as `sieve rerank` scores a pair: the pairs in batches
-// of similar length, each pair's logits through the model's activation.
-std::vector<float> score_pairs(const sieve::Reranker& reranker,
-                               const std::vector<std::pair<std::string, std::string>>& pairs, std::size_t batch_size) {
-  std::vector<sieve::TextPair> views;
-  views.reserve(pairs.size());
-  for (const auto& [first, second] : pairs) views.push_back({first, second});
-  const std::vector<sieve::Encoding> encodings = reranker.encode_pairs(views);
-  std::vector<std::size_t> order(encodings.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return encodings[a].size() < encodings[b].size(); });
-  const std::size_t labels = reranker.num_labels();
-  std::vector<float> scores(encodings.size());
-  std::vector<const sieve::Encoding*> batch;
-  for (std::size_t begin = 0; begin < order.size(); begin += batch_size) {
-    const std::size_t end = std::min(order.size(), begin + batch_size);
-    batch.clear();
-    for (std::size_t k = begin; k < end; ++k) batch.push_back(&encodings[order[k]]);
-    const std::vector<float> logits = reranker.run_batch(batch);
-    for (std::size_t k = begin; k < end; ++k) {
-      scores[order[k]] =
-          reranker.score_from_logits(std::span<const float>(logits).subspan((k - begin) * labels, labels));
-    }
-  }
-  return scores;
 }
 
 // A copy of `values` as a 1-D NumPy array (token ids, sparse indices).
@@ -395,7 +366,10 @@ NB_MODULE(_sieve, m) {
             std::vector<float> scores;
             {
               nb::gil_scoped_release release;
-              scores = score_pairs(r, pairs, std::max<std::size_t>(1, batch_size));
+              std::vector<sieve::TextPair> views;
+              views.reserve(pairs.size());
+              for (const auto& [first, second] : pairs) views.push_back({first, second});
+              scores = r.score_pairs(views, std::max<std::size_t>(1, batch_size));
             }
             const std::size_t n = scores.size();
             return to_numpy(std::move(scores), {n});

@@ -147,25 +147,6 @@ const char* npy_descr(Precision p) {
   return "<f4";
 }
 
-// An .npy (version 1.0) of quantized rows; bytes as QuantizedEmbeddings holds them.
-void write_quantized_npy(std::FILE* out, Precision precision, std::span<const std::uint8_t> data, std::size_t rows,
-                         std::size_t cols) {
-  std::string header = std::string("{'descr': '") + npy_descr(precision) + "', 'fortran_order': False, 'shape': (" +
-                       std::to_string(rows) + ", " + std::to_string(cols) + "), }";
-  const std::size_t unpadded = 10 + header.size() + 1;
-  header.append((64 - unpadded % 64) % 64, ' ');
-  header.push_back('\n');
-  std::string prefix("\x93NUMPY\x01\x00", 8);
-  const auto length = static_cast<std::uint16_t>(header.size());
-  prefix.push_back(static_cast<char>(length & 0xFF));
-  prefix.push_back(static_cast<char>(length >> 8));
-  if (std::fwrite(prefix.data(), 1, prefix.size(), out) != prefix.size() ||
-      std::fwrite(header.data(), 1, header.size(), out) != header.size() ||
-      std::fwrite(data.data(), 1, data.size(), out) != data.size()) {
-    throw Error(ErrorCode::kRuntime, "error writing the .npy output");
-  }
-}
-
 void append_quantized_row(std::string& out, const QuantizedEmbeddings& q, std::size_t i) {
   out.push_back('[');
   for (std::size_t j = 0; j < q.values_per_row(); ++j) {
@@ -377,7 +358,7 @@ int run_embed(const EmbedArgs& args) {
     } else {
       const std::size_t cols =
           precision == Precision::kBinary || precision == Precision::kUbinary ? (dimension + 7) / 8 : dimension;
-      write_quantized_npy(stdout, precision, all_quantized, rows, cols);
+      write_npy(stdout, npy_descr(precision), all_quantized, rows, cols);  // bytes as QuantizedEmbeddings holds them
     }
   }
   flush_stdout();

@@ -47,9 +47,10 @@ void write_stdout(std::string_view data) {
   }
 }
 
-void write_npy(std::FILE* out, std::span<const float> data, std::size_t rows, std::size_t cols) {
-  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(rows) + ", " +
-                       std::to_string(cols) + "), }";
+void write_npy(std::FILE* out, std::string_view descr, std::span<const std::uint8_t> data, std::size_t rows,
+               std::size_t cols) {
+  std::string header = "{'descr': '" + std::string(descr) + "', 'fortran_order': False, 'shape': (" +
+                       std::to_string(rows) + ", " + std::to_string(cols) + "), }";
   // Magic (6) + version (2) + length (2) + header, padded with spaces to a
   // multiple of 64 and ended by a newline, as the format requires.
   const std::size_t unpadded = 10 + header.size() + 1;
@@ -59,12 +60,15 @@ void write_npy(std::FILE* out, std::span<const float> data, std::size_t rows, st
   const auto length = static_cast<std::uint16_t>(header.size());
   prefix.push_back(static_cast<char>(length & 0xFF));
   prefix.push_back(static_cast<char>(length >> 8));
-  const auto bytes = data.size() * sizeof(float);
   if (std::fwrite(prefix.data(), 1, prefix.size(), out) != prefix.size() ||
       std::fwrite(header.data(), 1, header.size(), out) != header.size() ||
-      std::fwrite(data.data(), 1, bytes, out) != bytes) {
+      std::fwrite(data.data(), 1, data.size(), out) != data.size()) {
     throw Error(ErrorCode::kRuntime, "error writing the .npy output");
   }
+}
+
+void write_npy(std::FILE* out, std::span<const float> data, std::size_t rows, std::size_t cols) {
+  write_npy(out, "<f4", {reinterpret_cast<const std::uint8_t*>(data.data()), data.size() * sizeof(float)}, rows, cols);
 }
 
 }  // namespace sieve::cli

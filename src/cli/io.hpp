@@ -2,11 +2,13 @@
 
 #include "sieve/json_text.hpp"
 
+#include <cstdint>
 #include <cstdio>
 #include <functional>
 #include <istream>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace sieve::cli {
@@ -33,7 +35,11 @@ using sieve::append_json_array;
 using sieve::append_json_string;
 
 void write_stdout(std::string_view data);
-// A float32 matrix in NumPy's .npy format (version 1.0, little-endian).
+// A row-major matrix in NumPy's .npy format (version 1.0): `descr` is NumPy's
+// type string ("<f4", "|i1", ...) and `data` the matrix's bytes.
+void write_npy(std::FILE* out, std::string_view descr, std::span<const std::uint8_t> data, std::size_t rows,
+               std::size_t cols);
+// A float32 matrix (little-endian).
 void write_npy(std::FILE* out, std::span<const float> data, std::size_t rows, std::size_t cols);
 
 }  // namespace sieve::cli

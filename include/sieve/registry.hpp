@@ -14,7 +14,7 @@
 namespace sieve {
 
 // What a model folder holds, detected from its ONNX outputs and its
-// config.json "architectures" (see src/registry/model_kind.hpp).
+// config.json "architectures" (see src/model/model_kind.hpp).
 enum class ModelKind {
   kEmbedding,        // token states (rank 3), pooled by Sieve
   kPooledEmbedding,  // one vector per input (rank 2, e.g. "sentence_embedding")

@@ -69,7 +69,7 @@ budgets='
   sanitizer and fuzzer builds  | 1300 | 2400
   unit tests, sanitized        |  150 |  150
   integration tests, sanitized |  240 |  240
-  fuzzing                      |   60 |  180
+  fuzzing                      |   60 |  210
   whole run                    | 2400 | 5400
 '
 declare -A BUDGET=()

@@ -373,6 +373,27 @@ std::string describe_reranker(const ModelFolder& folder) {
   return "a cross-encoder (its graph gives logits)";
 }
 
+std::size_t resolve_max_length(const ModelFolder& folder, ModelKind kind, std::optional<std::size_t> requested) {
+  const std::optional<std::size_t> positions = folder.max_position_embeddings;
+  if (requested) {
+    if (positions && *requested > *positions) {
+      throw Error(ErrorCode::kInvalidArgument, "max length " + std::to_string(*requested) + " exceeds the model's " +
+                                                   std::to_string(*positions) + " positions");
+    }
+    return *requested;
+  }
+  std::optional<std::size_t> card;
+  if (folder.colbert) {
+    card = folder.colbert->document_length;
+  } else if (kind == ModelKind::kReranker) {
+    if (const auto llm = read_llm_reranker(folder.root)) card = llm->max_length;
+  } else {
+    card = folder.max_seq_length;
+  }
+  const std::size_t length = card.value_or(folder.model_max_length.value_or(positions.value_or(512)));
+  return positions ? std::min(length, *positions) : length;
+}
+
 std::size_t estimate_bytes(const ModelFolder& folder, const OnnxSummary& onnx) {
   std::error_code ec;
   const auto size_of = [&](const fs::path& file) -> std::size_t {

@@ -54,6 +54,13 @@ ModelKind detect_kind(const ModelFolder& folder, const OnnxSummary& onnx);
 // "a cross-encoder (its graph gives logits)".
 std::string describe_reranker(const ModelFolder& folder);
 
+// The most tokens an input of a model of `kind` may have, decided one way for the registry (before loading) and the
+// loaders: `requested` when given (an Error, kInvalidArgument, when it exceeds config.json's max_position_embeddings);
+// else the model card's (a ColBERT model's document_length, an LLM reranker's max_length); else, for an embedding
+// model, sentence-transformers' max_seq_length (a cross-encoder truncates as CrossEncoder does, to the tokenizer's
+// limit); else tokenizer_config.json's model_max_length; else the positions; else 512. Never above the positions.
+std::size_t resolve_max_length(const ModelFolder& folder, ModelKind kind, std::optional<std::size_t> requested);
+
 // Estimated memory of a loaded model in bytes: the ONNX file, its external
 // data and tokenizer.json, by file size (see RegistryOptions::memory_budget).
 std::size_t estimate_bytes(const ModelFolder& folder, const OnnxSummary& onnx);

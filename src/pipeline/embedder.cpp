@@ -453,7 +453,8 @@ Embedder Embedder::load(const std::filesystem::path& folder_path, const Embedder
   auto folder = model::read_model_folder(folder_path);
   auto tokenizer = Tokenizer::from_file(folder.tokenizer_file);
   const auto summary = model::read_onnx_summary(folder.onnx_file);
-  if (model::detect_kind(folder, summary) == ModelKind::kReranker) {
+  const ModelKind kind = model::detect_kind(folder, summary);
+  if (kind == ModelKind::kReranker) {
     throw Error(ErrorCode::kUnsupported,
                 folder.root.string() + ": is " + model::describe_reranker(folder) +
                     ", not an embedding model: it scores texts and gives no vectors; use sieve rerank or sieve "
@@ -514,16 +515,7 @@ Embedder Embedder::load(const std::filesystem::path& folder_path, const Embedder
   info.similarity_fn_name = f.similarity_fn_name.value_or("cosine");
   info.prompt = choose_prompt(options, f);
 
-  std::size_t max_length = options.max_length.value_or(
-      f.colbert ? f.colbert->document_length
-                : f.max_seq_length.value_or(f.model_max_length.value_or(f.max_position_embeddings.value_or(512))));
-  if (f.max_position_embeddings && max_length > *f.max_position_embeddings) {
-    if (options.max_length) {
-      throw Error(ErrorCode::kInvalidArgument, "max length " + std::to_string(max_length) + " exceeds the model's " +
-                                                   std::to_string(*f.max_position_embeddings) + " positions");
-    }
-    max_length = *f.max_position_embeddings;
-  }
+  const std::size_t max_length = model::resolve_max_length(f, kind, options.max_length);
   const std::size_t specials = impl->tokenizer.num_special_tokens_to_add(false);
   if (max_length <= specials) {
     throw Error(ErrorCode::kInvalidArgument, "max length " + std::to_string(max_length) + " leaves no room for text");

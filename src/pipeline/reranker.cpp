@@ -11,6 +11,7 @@
 #include "model/graph_fusion.hpp"
 #include "model/llm_reranker.hpp"
 #include "model/model_folder.hpp"
+#include "model/model_kind.hpp"
 #include "model/token_ids.hpp"
 #include "pipeline/batching.hpp"
 #include "pipeline/model_inputs.hpp"
@@ -335,16 +336,7 @@ Reranker Reranker::load(const fs::path& folder_path, const RerankerOptions& opti
   // CrossEncoder truncates to the tokenizer's model_max_length
   // (tokenizer_config.json), not to tokenizer.json's own truncation; an LLM
   // reranker to its model card's limit.
-  std::size_t max_length =
-      options.max_length.value_or((impl->llm ? impl->llm->max_length : std::nullopt)
-                                      .value_or(f.model_max_length.value_or(f.max_position_embeddings.value_or(512))));
-  if (f.max_position_embeddings && max_length > *f.max_position_embeddings) {
-    if (options.max_length) {
-      throw Error(ErrorCode::kInvalidArgument, "max length " + std::to_string(max_length) + " exceeds the model's " +
-                                                   std::to_string(*f.max_position_embeddings) + " positions");
-    }
-    max_length = *f.max_position_embeddings;
-  }
+  const std::size_t max_length = model::resolve_max_length(f, ModelKind::kReranker, options.max_length);
   std::size_t text_limit = max_length;
   if (impl->llm) {
     impl->llm_prefix = impl->tokenizer.encode(impl->llm->prefix, false).ids;

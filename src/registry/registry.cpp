@@ -8,7 +8,6 @@
 #include <mutex>
 #include <optional>
 
-#include "model/llm_reranker.hpp"
 #include "model/model_folder.hpp"
 #include "model/model_kind.hpp"
 #include "sieve/error.hpp"
@@ -234,15 +233,7 @@ struct ModelRegistry::Impl {
 
     // As the loaders decide them, for a model not loaded yet.
     const auto& max_option = loads_as_reranker(d.kind) ? options.reranker.max_length : options.embedder.max_length;
-    std::optional<std::size_t> card_length;  // an LLM reranker's recommended limit
-    if (f.colbert) card_length = f.colbert->document_length;
-    if (d.kind == ModelKind::kReranker) {
-      if (const auto llm = model::read_llm_reranker(f.root)) card_length = llm->max_length;
-    }
-    std::size_t max_length = max_option.value_or(card_length.value_or(
-        f.max_seq_length.value_or(f.model_max_length.value_or(f.max_position_embeddings.value_or(512)))));
-    if (f.max_position_embeddings) max_length = std::min(max_length, *f.max_position_embeddings);
-    entry.max_length = max_length;
+    entry.max_length = model::resolve_max_length(f, d.kind, max_option);
     const auto float_output = [&](auto predicate) -> const model::OnnxTensor* {
       for (const auto& o : d.onnx.outputs) {
         if ((o.elem_type == 1 || o.elem_type == 10) && predicate(o)) return &o;

@@ -156,6 +156,38 @@ TEST_F(ModelsRoot, ListsKindsDimensionsAndLengths) {
   EXPECT_NE(error_of([&] { (void)registry.reranker("tokens"); }).find("not a reranker"), std::string::npos);
 }
 
+TEST_F(ModelsRoot, MaxLengthIsDecidedAsTheLoadersDecideIt) {
+  // A cross-encoder truncates as CrossEncoder does (the tokenizer's limit), not to a max_seq_length beside it.
+  add("ranker", "cross-encoder-tiny-3labels");
+  fs::remove(root_ / "ranker/sentence_bert_config.json");  // none in the fixture today; never write through a link
+  std::ofstream(root_ / "ranker/sentence_bert_config.json") << R"({"max_seq_length": 16})";
+  add("embedder", "tiny-bert-tokens");
+  fs::remove(root_ / "embedder/sentence_bert_config.json");  // a link to the fixture's own
+  std::ofstream(root_ / "embedder/sentence_bert_config.json") << R"({"max_seq_length": 24})";
+  {
+    ModelRegistry registry(root_, light_options());
+    const auto ranker_before = registry.describe("ranker");
+    const auto embedder_before = registry.describe("embedder");
+    EXPECT_EQ(ranker_before.max_length, registry.reranker("ranker")->info().max_length);
+    EXPECT_EQ(ranker_before.max_length, 512U);
+    EXPECT_EQ(embedder_before.max_length, registry.embedder("embedder")->info().max_length);
+    EXPECT_EQ(embedder_before.max_length, 24U);
+  }
+  // A limit asked for beyond the model's positions is the loaders' error, already in the listing.
+  auto options = light_options();
+  options.reranker.max_length = 4096;
+  ModelRegistry registry(root_, options);
+  const std::string load_error = error_of([&] { (void)registry.reranker("ranker"); });
+  EXPECT_NE(load_error.find("max length 4096 exceeds the model's 512 positions"), std::string::npos) << load_error;
+  for (const auto& entry : registry.list()) {
+    if (entry.name == "ranker") {
+      EXPECT_NE(entry.error.find(load_error), std::string::npos) << entry.error;
+    } else {
+      EXPECT_TRUE(entry.error.empty()) << entry.name << ": " << entry.error;
+    }
+  }
+}
+
 TEST_F(ModelsRoot, AFolderLinkedOutOfTheRootIsListedWithItsError) {
   add("tokens", "tiny-bert-tokens");
   const fs::path outside = root_.string() + "-outside";

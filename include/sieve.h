@@ -101,7 +101,11 @@ typedef enum sieve_model_kind {
   SIEVE_KIND_RERANKER = 2,
   /* A learned sparse (SPLADE) embedding model: a weight per vocabulary entry,
      most of them zero (sieve_embed_sparse). */
-  SIEVE_KIND_SPARSE = 3
+  SIEVE_KIND_SPARSE = 3,
+  /* A late-interaction (ColBERT) model: a vector per token. Through this
+     ABI it reranks and scores by MaxSim (sieve_rerank, sieve_score); a
+     model loaded with kind SIEVE_KIND_RERANKER may be one. */
+  SIEVE_KIND_MULTI_VECTOR = 4
 } sieve_model_kind;
 
 /* Tri-state for options whose default comes from the model folder. */

@@ -75,6 +75,9 @@ const (
 	KindEmbedding Kind = C.SIEVE_KIND_EMBEDDING // dense vectors: Embedder
 	KindReranker  Kind = C.SIEVE_KIND_RERANKER  // a cross-encoder: Reranker
 	KindSparse    Kind = C.SIEVE_KIND_SPARSE    // learned sparse (SPLADE) vectors: SparseEmbedder
+	// A late-interaction (ColBERT) model: a vector per token; it reranks by
+	// MaxSim, so a Reranker opens it.
+	KindMultiVector Kind = C.SIEVE_KIND_MULTI_VECTOR
 )
 
 func (k Kind) String() string {
@@ -85,6 +88,8 @@ func (k Kind) String() string {
 		return "reranker"
 	case KindSparse:
 		return "sparse"
+	case KindMultiVector:
+		return "multi-vector"
 	}
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
@@ -95,6 +100,8 @@ func (k Kind) noun() string {
 		return "a reranker (cross-encoder)"
 	case KindSparse:
 		return "a sparse (SPLADE) embedding model"
+	case KindMultiVector:
+		return "a late-interaction (ColBERT) model"
 	}
 	return "a dense embedding model"
 }
@@ -102,7 +109,7 @@ func (k Kind) noun() string {
 // handleName is the Go type that opens a model of kind k.
 func (k Kind) handleName() string {
 	switch k {
-	case KindReranker:
+	case KindReranker, KindMultiVector:
 		return "Reranker"
 	case KindSparse:
 		return "SparseEmbedder"
@@ -171,7 +178,8 @@ type model struct {
 // Close or, failing that, by the garbage collector.
 func newModel(ptr *C.sieve_model, kind Kind) (*model, error) {
 	info, err := modelInfo(ptr)
-	if err == nil && info.Kind != kind {
+	// A ColBERT model reranks: a Reranker opens it.
+	if err == nil && info.Kind != kind && !(kind == KindReranker && info.Kind == KindMultiVector) {
 		err = &Error{
 			Code: CodeWrongKind,
 			Message: fmt.Sprintf("%s holds %s, not %s: open it as a %s", info.Folder, info.Kind.noun(), kind.noun(),

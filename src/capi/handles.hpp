@@ -80,6 +80,8 @@ std::string join_comma(const std::vector<std::string>& values);
 
 // The C ABI's kind of a model folder's kind (a pooled embedding is an embedding).
 sieve_model_kind to_kind(ModelKind kind);
+// What a kind is called in messages: "a reranker", "a late-interaction (ColBERT) model", ...
+const char* kind_noun(sieve_model_kind kind);
 
 // A handle for an embedder (dense or sparse) or a reranker (exactly one of
 // them non-null).

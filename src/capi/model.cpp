@@ -26,7 +26,7 @@ const Embedder& embedder_of(const sieve_model* model, const char* function) {
   }
   if (!m.embedder) {
     throw CapiError(SIEVE_WRONG_KIND,
-                    std::string(function) + ": " + m.folder + " is a reranker, not an embedding model");
+                    std::string(function) + ": " + m.folder + " is " + kind_noun(m.kind) + ", not an embedding model");
   }
   return *m.embedder;
 }
@@ -40,8 +40,8 @@ const Embedder& sparse_embedder_of(const sieve_model* model, const char* functio
                                           "come from sieve_embed");
   }
   if (m.kind != SIEVE_KIND_SPARSE || !m.embedder) {
-    throw CapiError(SIEVE_WRONG_KIND,
-                    std::string(function) + ": " + m.folder + " is a reranker, not a sparse (SPLADE) embedding model");
+    throw CapiError(SIEVE_WRONG_KIND, std::string(function) + ": " + m.folder + " is " + kind_noun(m.kind) +
+                                          ", not a sparse (SPLADE) embedding model");
   }
   return *m.embedder;
 }
@@ -57,16 +57,21 @@ const Reranker& reranker_of(const sieve_model* model, const char* function) {
   return *m.reranker;
 }
 
+}  // namespace
+
 // What a kind is called in messages.
 const char* kind_noun(sieve_model_kind kind) {
   switch (kind) {
     case SIEVE_KIND_RERANKER: return "a reranker";
     case SIEVE_KIND_SPARSE: return "a sparse (SPLADE) embedding model";
+    case SIEVE_KIND_MULTI_VECTOR: return "a late-interaction (ColBERT) model";
     case SIEVE_KIND_AUTO:
     case SIEVE_KIND_EMBEDDING: break;
   }
   return "a dense embedding model";
 }
+
+namespace {
 
 // The caller's sparse options (NULL: defaults), checked.
 SparseOptions sparse_options(const sieve_sparse_options* options, const char* function) {
@@ -107,9 +112,9 @@ void require_capacity(std::size_t needed, std::size_t capacity, const char* func
 
 sieve_model_kind to_kind(ModelKind kind) {
   switch (kind) {
+    case ModelKind::kReranker: return SIEVE_KIND_RERANKER;
     // A ColBERT model reranks through the C ABI (MaxSim); token vectors are not exposed there yet.
-    case ModelKind::kReranker:
-    case ModelKind::kLateInteraction: return SIEVE_KIND_RERANKER;
+    case ModelKind::kLateInteraction: return SIEVE_KIND_MULTI_VECTOR;
     case ModelKind::kSparseEmbedding: return SIEVE_KIND_SPARSE;
     case ModelKind::kEmbedding:
     case ModelKind::kPooledEmbedding: return SIEVE_KIND_EMBEDDING;
@@ -125,7 +130,7 @@ std::unique_ptr<sieve_model> make_model(std::shared_ptr<const Embedder> embedder
                                         std::shared_ptr<const Reranker> reranker) {
   auto model = std::make_unique<sieve_model>();
   const ModelInfo& info = embedder ? embedder->info() : reranker->info();
-  model->kind = reranker                                  ? SIEVE_KIND_RERANKER
+  model->kind = reranker ? (reranker->is_late_interaction() ? SIEVE_KIND_MULTI_VECTOR : SIEVE_KIND_RERANKER)
                 : info.output_kind == OutputKind::kSparse ? SIEVE_KIND_SPARSE
                                                           : SIEVE_KIND_EMBEDDING;
   model->tokenizer.tokenizer = embedder ? &embedder->tokenizer() : &reranker->tokenizer();
@@ -156,13 +161,15 @@ sieve_status* sieve_model_load(const char* folder, const sieve_model_options* op
     const sieve_model_kind kind = sieve::capi::to_kind(sieve::detect_model_kind(folder));
     // Asking for a kind is asking to fail early, before a model of another
     // kind is loaded for nothing.
-    if (opts.kind != SIEVE_KIND_AUTO && opts.kind != kind) {
+    // A ColBERT model reranks: asking for a reranker accepts one.
+    const bool reranks = kind == SIEVE_KIND_RERANKER || kind == SIEVE_KIND_MULTI_VECTOR;
+    if (opts.kind != SIEVE_KIND_AUTO && opts.kind != kind && !(opts.kind == SIEVE_KIND_RERANKER && reranks)) {
       throw CapiError(SIEVE_WRONG_KIND, std::string(kFunction) + ": " + folder + " holds " +
                                             sieve::capi::kind_noun(kind) + ", not " +
                                             sieve::capi::kind_noun(opts.kind));
     }
     std::unique_ptr<sieve_model> model;
-    if (kind != SIEVE_KIND_RERANKER) {
+    if (!reranks) {
       auto embedder =
           std::make_shared<const sieve::Embedder>(sieve::Embedder::load(folder, sieve::capi::embedder_options(opts)));
       model = sieve::capi::make_model(std::move(embedder), nullptr);

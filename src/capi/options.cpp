@@ -55,7 +55,7 @@ sieve_model_options read_model_options(const sieve_model_options* options, const
   std::int32_t kind = 0;
   std::memcpy(&kind, &result.kind, sizeof kind);
   if (kind != SIEVE_KIND_AUTO && kind != SIEVE_KIND_EMBEDDING && kind != SIEVE_KIND_RERANKER &&
-      kind != SIEVE_KIND_SPARSE) {
+      kind != SIEVE_KIND_SPARSE && kind != SIEVE_KIND_MULTI_VECTOR) {
     throw CapiError(SIEVE_INVALID_ARGUMENT, std::string(function) + ": unknown model kind " + std::to_string(kind));
   }
   check(result);

@@ -3,7 +3,7 @@
 #include <array>
 #include <string_view>
 
-#include "model/model_kind.hpp"
+#include "model/onnx_summary.hpp"
 #include "sieve/error.hpp"
 
 namespace sieve::model {

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "model/model_folder.hpp"
-#include "model/model_kind.hpp"
+#include "model/onnx_summary.hpp"
 #include "sieve/tokenizer.hpp"
 
 namespace sieve::model {

@@ -6,7 +6,7 @@
 #include "logging.hpp"
 #include "model/graph_fusion.hpp"
 #include "model/model_folder.hpp"
-#include "model/model_kind.hpp"
+#include "model/model_spec.hpp"
 #include "model/modules/normalize_module.hpp"
 #include "model/token_ids.hpp"
 #include "pipeline/batching.hpp"
@@ -28,30 +28,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-// Picks the output to read: an already pooled sentence embedding (or sparse
-// one) when the export has one, otherwise the token states (or logits).
-std::size_t choose_output(const std::vector<runtime::TensorSpec>& outputs, const std::filesystem::path& file) {
-  const auto find = [&](auto predicate) -> std::optional<std::size_t> {
-    for (std::size_t i = 0; i < outputs.size(); ++i) {
-      if (pipeline::is_float(outputs[i].type) && predicate(outputs[i])) return i;
-    }
-    return std::nullopt;
-  };
-  for (const char* name : {"sentence_embedding", "sparse_embedding"}) {
-    if (auto i = find([&](const auto& o) { return o.name == name && o.shape.size() == 2; })) return *i;
-  }
-  for (const char* name : {"last_hidden_state", "token_embeddings"}) {
-    if (auto i = find([&](const auto& o) { return o.name == name && o.shape.size() == 3; })) return *i;
-  }
-  if (auto i = find([](const auto& o) { return o.shape.size() == 3; })) return *i;
-  if (auto i = find([](const auto& o) { return o.shape.size() == 2; })) return *i;
-  std::string list;
-  for (const auto& o : outputs) list += " " + o.name + ":" + type_name(o.type) + shape_text(o.shape);
-  throw Error(
-      ErrorCode::kUnsupported,
-      file.string() + ": no float32 or float16 output of rank 2 (pooled) or rank 3 (token states); outputs:" + list);
 }
 
 // The prompt put before every input, chosen as sentence-transformers'
@@ -105,14 +81,12 @@ struct Embedder::Impl {
   Tokenizer tokenizer;
   runtime::Session session;
   ModelInfo info;
+  // What the model is: its kind, the output it reads (spec.output), the modules applied to each pooled vector before
+  // it leaves run_batch() (spec.vector_modules: all of modules.json's vector modules but a trailing Normalize, which
+  // is info.normalize, applied after Matryoshka truncation as the option is), a ColBERT model's token modules and
+  // BGE-M3's heads.
+  model::ModelSpec spec;
   pipeline::InputSlots slots;
-  std::size_t output = 0;
-  // The width of the graph's output rows (token states or pooled vectors).
-  std::size_t graph_dimension = 0;
-  // The modules applied to each pooled vector before it leaves run_batch():
-  // all of modules.json's vector modules but a trailing Normalize, which is
-  // info.normalize (applied after Matryoshka truncation, as the option is).
-  std::vector<const model::VectorModule*> vector_modules;
   std::size_t batch_size = 32;
   std::optional<std::size_t> dimensions;
   InvalidUtf8 invalid_utf8 = InvalidUtf8::kError;
@@ -120,8 +94,8 @@ struct Embedder::Impl {
   mutable std::once_flag left_once;
   mutable std::unique_ptr<Tokenizer> left_tokenizer;
 
-  Impl(model::ModelFolder f, Tokenizer t, runtime::Session s)
-      : folder(std::move(f)), tokenizer(std::move(t)), session(std::move(s)) {}
+  Impl(model::ModelFolder f, model::ModelSpec p, Tokenizer t, runtime::Session s)
+      : folder(std::move(f)), tokenizer(std::move(t)), session(std::move(s)), spec(std::move(p)) {}
 
   // A ColBERT model: queries are tokenized to their own length; the marker
   // tokens, the expansion token and the documents' skip list as ids.
@@ -130,13 +104,9 @@ struct Embedder::Impl {
   std::optional<std::uint32_t> document_prefix_id;
   std::uint32_t expansion_id = 0;
   std::vector<std::uint32_t> skiplist;  // sorted
-  std::vector<const model::VectorModule*> token_modules;
-  // BGE-M3's heads: the outputs, and the special tokens its sparse weights skip.
-  std::optional<std::size_t> sparse_output;
-  std::optional<std::size_t> token_output;
+  // BGE-M3: the special tokens its lexical weights skip.
   std::vector<std::uint32_t> unused_tokens;  // sorted
 
-  bool plan_vector_modules();
   void plan_sparse(const EmbedderOptions& options);
   void plan_multi_vector(const EmbedderOptions& options);
   void plan_heads();
@@ -172,62 +142,6 @@ struct Embedder::Impl {
   }
 };
 
-// Which of the folder's vector modules run_batch() applies, and the width
-// they leave (info.model_dimension); true when the sequence ends with a
-// Normalize, which embed() then applies after truncation.
-bool Embedder::Impl::plan_vector_modules() {
-  Impl& m = *this;
-  const auto& f = m.folder;
-  const auto& modules = f.vector_modules;
-  std::size_t end = modules.size();
-  bool trailing_normalize = false;
-  while (end > 0 && (dynamic_cast<const model::NormalizeModule*>(modules[end - 1].get()) != nullptr ||
-                     modules[end - 1]->spec().class_name == "Dropout")) {
-    trailing_normalize = trailing_normalize || modules[end - 1]->spec().class_name == "Normalize";
-    --end;
-  }
-  if (m.info.pooled_by_model) {
-    // The graph pools; optimum's sentence-transformers export also runs every
-    // module after pooling. That is told by the width: the graph's must be
-    // the last module's, and differ from the pooled one, or it is unknowable.
-    m.info.model_dimension = m.graph_dimension;
-    if (end == 0) return trailing_normalize;
-    const std::size_t token_width =
-        f.pooling && f.pooling->embedding_dimension() ? *f.pooling->embedding_dimension() : f.hidden_size.value_or(0);
-    std::size_t width = token_width * m.info.pooling_modes.size();
-    const std::size_t pooled = width;
-    if (token_width != 0) {
-      for (std::size_t i = 0; i < end; ++i) width = modules[i]->output_dimension(width);
-    }
-    if (token_width == 0 || width != m.graph_dimension || width == pooled) {
-      throw Error(ErrorCode::kUnsupported,
-                  f.onnx_file.string() + ": the graph's output \"" + m.info.output + "\" is already pooled (" +
-                      std::to_string(m.graph_dimension) + " wide), and whether it includes " + modules[0]->where() +
-                      " cannot be told; export the model's token states (sieve-export export) so that Sieve applies "
-                      "the modules itself");
-    }
-    return trailing_normalize;
-  }
-  if (f.pooling && f.pooling->embedding_dimension() && m.graph_dimension != 0 &&
-      *f.pooling->embedding_dimension() != m.graph_dimension) {
-    throw Error(ErrorCode::kUnsupported, f.pooling->where() + ": its embedding dimension is " +
-                                             std::to_string(*f.pooling->embedding_dimension()) + " but the graph's \"" +
-                                             m.info.output + "\" is " + std::to_string(m.graph_dimension) + " wide");
-  }
-  std::size_t width = m.graph_dimension * m.info.pooling_modes.size();
-  if (end > 0 && width == 0) {
-    throw Error(ErrorCode::kUnsupported, f.onnx_file.string() + ": the width of \"" + m.info.output +
-                                             "\" is not known (dynamic, and config.json has no hidden_size), so " +
-                                             modules[0]->where() + " cannot be checked");
-  }
-  for (std::size_t i = 0; i < end; ++i) {
-    width = modules[i]->output_dimension(width);
-    m.vector_modules.push_back(modules[i].get());
-  }
-  m.info.model_dimension = width;
-  return trailing_normalize;
-}
-
 // A SPLADE model: one weight per vocabulary entry, never normalized,
 // truncated or pooled any other way.
 void Embedder::Impl::plan_sparse(const EmbedderOptions& options) {
@@ -241,21 +155,6 @@ void Embedder::Impl::plan_sparse(const EmbedderOptions& options) {
   info.output_kind = OutputKind::kSparse;
   info.normalize = false;
   if (f.splade_pooling) info.sparse_pooling = f.splade_pooling->pooling();
-  if (!info.pooled_by_model && !f.splade_pooling) {
-    throw Error(ErrorCode::kUnsupported, f.onnx_file.string() + ": the output \"" + info.output +
-                                             "\" is per token, and the folder has no SpladePooling module to say "
-                                             "how its weights are pooled");
-  }
-  const auto vocab = f.splade_pooling ? f.splade_pooling->dimension() : std::nullopt;
-  if (graph_dimension == 0) graph_dimension = vocab.value_or(0);
-  if (graph_dimension == 0 || (vocab && *vocab != graph_dimension)) {
-    throw Error(
-        ErrorCode::kUnsupported,
-        f.onnx_file.string() + ": the output \"" + info.output + "\" is " +
-            (graph_dimension == 0 ? std::string("of unknown width") : std::to_string(graph_dimension) + " wide") +
-            (vocab ? ", but SpladePooling's configuration names " + std::to_string(*vocab) + " entries" : ""));
-  }
-  info.model_dimension = graph_dimension;
 }
 
 namespace {
@@ -291,23 +190,8 @@ void Embedder::Impl::plan_multi_vector(const EmbedderOptions& options) {
   if (options.normalize && !*options.normalize) {
     throw Error(ErrorCode::kInvalidArgument, what + ": its token vectors are always normalized");
   }
-  if (info.pooled_by_model) {
-    throw Error(ErrorCode::kUnsupported, f.onnx_file.string() + ": the output \"" + info.output +
-                                             "\" is one vector per input; a ColBERT model needs the token states "
-                                             "(export it with sieve-export export)");
-  }
   info.output_kind = OutputKind::kMultiVector;
   info.normalize = true;
-  std::size_t width = graph_dimension;
-  if (width == 0) {
-    throw Error(ErrorCode::kUnsupported, f.onnx_file.string() + ": the width of \"" + info.output +
-                                             "\" is not known (dynamic, and config.json has no hidden_size)");
-  }
-  for (const auto& module : f.token_modules) {
-    width = module->output_dimension(width);
-    token_modules.push_back(module.get());
-  }
-  info.model_dimension = width;
 
   const auto id_of = [&](const std::string& token, const char* role) -> std::optional<std::uint32_t> {
     if (token.empty()) return std::nullopt;
@@ -354,19 +238,10 @@ void Embedder::Impl::plan_multi_vector(const EmbedderOptions& options) {
 // BGE-M3's extra outputs beside the token states (FlagEmbedding's heads,
 // exported by sieve-export export --task bge-m3).
 void Embedder::Impl::plan_heads() {
-  const auto& outputs = session.outputs();
-  for (std::size_t i = 0; i < outputs.size(); ++i) {
-    if (!pipeline::is_float(outputs[i].type)) continue;
-    if (outputs[i].name == "sparse_weights" && outputs[i].shape.size() == 2) sparse_output = i;
-    if (outputs[i].name == "colbert_vectors" && outputs[i].shape.size() == 3) token_output = i;
-  }
-  if ((!sparse_output && !token_output) || info.pooled_by_model) return;
-  info.sparse_head = sparse_output.has_value();
-  info.token_head = token_output.has_value();
-  if (token_output) {
-    const std::int64_t width = outputs[*token_output].shape.back();
-    info.token_dimension = width > 0 ? static_cast<std::size_t>(width) : 0;
-  }
+  if (spec.kind != model::Kind::kBgeM3) return;
+  info.sparse_head = spec.sparse_output.has_value();
+  info.token_head = spec.token_output.has_value();
+  info.token_dimension = spec.token_dimension;
   // FlagEmbedding leaves these out of the lexical weights.
   for (const char* key : {"cls_token", "eos_token", "pad_token", "unk_token"}) {
     if (const auto token = configured_token(folder.root, key)) {
@@ -453,22 +328,22 @@ Embedder Embedder::load(const std::filesystem::path& folder_path, const Embedder
   auto folder = model::read_model_folder(folder_path);
   auto tokenizer = Tokenizer::from_file(folder.tokenizer_file);
   const auto summary = model::read_onnx_summary(folder.onnx_file);
-  const ModelKind kind = model::detect_kind(folder, summary);
-  if (kind == ModelKind::kReranker) {
+  if (const model::Kind kind = model::detect_kind(folder, summary); model::scores_pairs(kind)) {
     throw Error(ErrorCode::kUnsupported,
-                folder.root.string() + ": is " + model::describe_reranker(folder) +
+                folder.root.string() + ": is " + model::describe_kind(folder, kind) +
                     ", not an embedding model: it scores texts and gives no vectors; use sieve rerank or sieve "
                     "classify (a Reranker in the libraries)");
   }
   model::check_token_ids(folder, summary, tokenizer);
+  model::ModelSpec spec = model::resolve_model(folder, summary, {options.max_length, options.pooling});
   runtime::Session session(folder.onnx_file, options.runtime);
-  auto impl = std::make_unique<Impl>(std::move(folder), std::move(tokenizer), std::move(session));
+  auto impl = std::make_unique<Impl>(std::move(folder), std::move(spec), std::move(tokenizer), std::move(session));
   const auto& f = impl->folder;
   const auto& onnx = f.onnx_file;
+  const model::ModelSpec& s = impl->spec;
 
   impl->slots = pipeline::find_encoder_inputs(impl->session.inputs(), onnx);
-  impl->output = choose_output(impl->session.outputs(), onnx);
-  const auto& out = impl->session.outputs()[impl->output];
+  const auto& out = pipeline::output_at(impl->session, s.output, s.output_name, onnx);
 
   ModelInfo& info = impl->info;
   info.folder = f.root;
@@ -476,29 +351,19 @@ Embedder Embedder::load(const std::filesystem::path& folder_path, const Embedder
   for (const auto& in : impl->session.inputs()) info.inputs.push_back({in.name, type_name(in.type), in.shape});
   for (const auto& o : impl->session.outputs()) info.outputs.push_back({o.name, type_name(o.type), o.shape});
   info.output = out.name;
-  info.pooled_by_model = out.shape.size() == 2;
-  info.pooling_modes = options.pooling ? std::vector<Pooling>{*options.pooling}
-                                       : (f.pooling ? f.pooling->modes() : std::vector<Pooling>{Pooling::kMean});
+  info.pooled_by_model = s.pooled_by_model;
+  if (!s.pooling_modes.empty()) info.pooling_modes = s.pooling_modes;
   info.pooling = info.pooling_modes.front();
   for (const auto& module : f.modules) info.modules.push_back(module->describe());
-  const std::int64_t last_dim = out.shape.back();
-  impl->graph_dimension = last_dim > 0 ? static_cast<std::size_t>(last_dim) : f.hidden_size.value_or(0);
-  if (f.colbert) {
+  info.model_dimension = s.dimension;
+  if (s.kind == model::Kind::kMultiVector) {
     impl->plan_multi_vector(options);
-  } else if (f.splade_pooling || out.name == "sparse_embedding") {
+  } else if (s.kind == model::Kind::kSparse) {
     impl->plan_sparse(options);
   } else {
-    if (out.name == "logits" && out.shape.size() == 3) {
-      throw Error(ErrorCode::kUnsupported,
-                  onnx.string() +
-                      ": the graph gives masked-language-model logits, not token states, and the folder has no "
-                      "SpladePooling module; export a sparse (SPLADE) model with sieve-export export --task sparse, "
-                      "or an embedding model's token states with sieve-export export");
-    }
-    const bool trailing_normalize = impl->plan_vector_modules();
     // Without sentence-transformers files there is no Normalize module to
     // follow; normalized vectors are what search users almost always want.
-    info.normalize = options.normalize.value_or(f.has_sentence_transformers_files ? trailing_normalize : true);
+    info.normalize = options.normalize.value_or(f.has_sentence_transformers_files ? s.trailing_normalize : true);
   }
   info.dimension = info.model_dimension;
   if (options.dimensions) {
@@ -515,7 +380,7 @@ Embedder Embedder::load(const std::filesystem::path& folder_path, const Embedder
   info.similarity_fn_name = f.similarity_fn_name.value_or("cosine");
   info.prompt = choose_prompt(options, f);
 
-  const std::size_t max_length = model::resolve_max_length(f, kind, options.max_length);
+  const std::size_t max_length = s.max_length;
   const std::size_t specials = impl->tokenizer.num_special_tokens_to_add(false);
   if (max_length <= specials) {
     throw Error(ErrorCode::kInvalidArgument, "max length " + std::to_string(max_length) + " leaves no room for text");
@@ -566,7 +431,7 @@ Embedder Embedder::load(const std::filesystem::path& folder_path, const Embedder
                 "false in the pooling configuration) cannot be left out of pooling");
   }
   info.prompt_length = impl->prompt_pooling_skip(info.prompt);
-  if (info.output_kind == OutputKind::kDense) impl->plan_heads();
+  impl->plan_heads();
   return Embedder(std::move(impl));
 }
 
@@ -656,7 +521,7 @@ std::vector<float> Embedder::run_batch(std::span<const EncodedText* const> input
   t.prepare_seconds += seconds_since(start);
 
   start = Clock::now();
-  const auto output = m.session.run(model_inputs, m.output);
+  const auto output = m.session.run(model_inputs, m.spec.output);
   t.run_seconds += seconds_since(start);
 
   start = Clock::now();
@@ -665,7 +530,7 @@ std::vector<float> Embedder::run_batch(std::span<const EncodedText* const> input
   const std::size_t dim = s.empty() ? 0 : static_cast<std::size_t>(s.back());
   const bool shape_ok = m.info.pooled_by_model ? (s.size() == 2 && s[0] == shape[0])
                                                : (s.size() == 3 && s[0] == shape[0] && s[1] == shape[1]);
-  if (!shape_ok || dim == 0 || (m.graph_dimension != 0 && dim != m.graph_dimension)) {
+  if (!shape_ok || dim == 0 || (m.spec.graph_width != 0 && dim != m.spec.graph_width)) {
     throw Error(ErrorCode::kRuntime, "model output \"" + m.info.output + "\" has shape " + shape_text(s) +
                                          " for an input of shape " + shape_text(shape));
   }
@@ -720,7 +585,7 @@ std::vector<float> Embedder::run_batch(std::span<const EncodedText* const> input
       }
     }
   }
-  if (!m.vector_modules.empty()) pooled = apply_vector_modules(m.vector_modules, pooled, batch, pooled_width);
+  if (!m.spec.vector_modules.empty()) pooled = apply_vector_modules(m.spec.vector_modules, pooled, batch, pooled_width);
   t.pool_seconds += seconds_since(start);
   return pooled;
 }
@@ -869,7 +734,7 @@ std::vector<SparseVector> Embedder::embed_sparse(std::span<const std::string_vie
     const float floor = std::max(options.min_weight, 0.0F);
     std::vector<std::pair<std::uint32_t, float>> entries;
     m.run_batches(
-        pointers, *m.sparse_output, t,
+        pointers, *m.spec.sparse_output, t,
         [&](const Encoding& e, std::size_t index, std::size_t row, std::size_t seq, const runtime::FloatOutput& out) {
           if (out.shape().size() != 2) {
             throw Error(ErrorCode::kRuntime, "model output \"sparse_weights\" has shape " + shape_text(out.shape()));
@@ -939,8 +804,8 @@ std::vector<TokenVectors> Embedder::embed_tokens(std::span<const std::string_vie
     if (e.attention_mask[i] == 0) return false;
     return query || !std::binary_search(m.skiplist.begin(), m.skiplist.end(), e.ids[i]);
   };
-  const std::size_t output = late ? m.output : *m.token_output;
-  const std::size_t expected = late ? m.graph_dimension : m.info.token_dimension;
+  const std::size_t output = late ? m.spec.output : *m.spec.token_output;
+  const std::size_t expected = late ? m.spec.graph_width : m.info.token_dimension;
   std::vector<TokenVectors> result(texts.size());
   m.run_batches(
       encoded, output, t,
@@ -961,7 +826,7 @@ std::vector<TokenVectors> Embedder::embed_tokens(std::span<const std::string_vie
         }
         v.rows = v.ids.size();
         v.dimension = late ? m.info.model_dimension : width;
-        v.data = late ? apply_vector_modules(m.token_modules, std::move(states), v.rows, width) : std::move(states);
+        v.data = late ? apply_vector_modules(m.spec.token_modules, std::move(states), v.rows, width) : std::move(states);
         for (std::size_t r = 0; r < v.rows; ++r) {
           pipeline::l2_normalize(v.data.data() + r * v.dimension, v.dimension);
         }

@@ -97,4 +97,14 @@ std::vector<runtime::Int64Input> BatchTensors::inputs(const InputSlots& slots) c
   return out;
 }
 
+const runtime::TensorSpec& output_at(const runtime::Session& session, std::size_t index, const std::string& name,
+                                     const std::filesystem::path& onnx) {
+  const auto& outputs = session.outputs();
+  if (index >= outputs.size() || outputs[index].name != name) {
+    throw Error(ErrorCode::kRuntime, onnx.string() + ": ONNX Runtime does not list the graph's output \"" + name +
+                                         "\" at position " + std::to_string(index));
+  }
+  return outputs[index];
+}
+
 }  // namespace sieve::pipeline

@@ -32,6 +32,11 @@ struct InputSlots {
 };
 InputSlots find_encoder_inputs(const std::vector<runtime::TensorSpec>& inputs, const std::filesystem::path& onnx);
 
+// The session's output `index`, which the ONNX file names `name` (a model's spec is decided from the file before
+// the session is made); an Error where ONNX Runtime lists another.
+const runtime::TensorSpec& output_at(const runtime::Session& session, std::size_t index, const std::string& name,
+                                     const std::filesystem::path& onnx);
+
 // The int64 tensors of one batch, padded with zeros to its longest encoding.
 // The buffers are reused from batch to batch; inputs() borrows them.
 struct BatchTensors {

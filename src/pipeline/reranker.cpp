@@ -11,7 +11,7 @@
 #include "model/graph_fusion.hpp"
 #include "model/llm_reranker.hpp"
 #include "model/model_folder.hpp"
-#include "model/model_kind.hpp"
+#include "model/model_spec.hpp"
 #include "model/token_ids.hpp"
 #include "pipeline/batching.hpp"
 #include "pipeline/model_inputs.hpp"
@@ -25,29 +25,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// What config.json says about the classification head.
-struct HeadConfig {
-  std::vector<std::string> architectures;      // empty: not said
-  std::optional<std::size_t> num_labels;       // num_labels, else the size of id2label
-  std::optional<ScoreActivation> activation;   // sentence-transformers' activation_fn
-  std::optional<std::size_t> type_vocab_size;  // token types the model embeds
-  std::map<std::size_t, std::string> id2label;
-  std::string problem_type;  // transformers' config.problem_type; empty: not said
-};
-
-// sentence-transformers stores the activation as a class path: under
-// "sentence_transformers": {"activation_fn": ...} since v4, under
-// "sbert_ce_default_activation_function" before. CrossEncoder instantiates
-// it; the torch classes below are the ones it can be mirrored for.
-std::optional<ScoreActivation> activation_from_class(std::string_view path) {
-  const auto last = path.rfind('.');
-  const std::string_view cls = last == std::string_view::npos ? path : path.substr(last + 1);
-  if (cls == "Sigmoid") return ScoreActivation::kSigmoid;
-  if (cls == "Identity") return ScoreActivation::kNone;
-  if (cls == "Softmax") return ScoreActivation::kSoftmax;
-  return std::nullopt;
-}
-
 // Whether transformers' tokenizer hands the model token types: unless
 // tokenizer_config.json's model_input_names leaves them out.
 bool tokenizer_gives_token_types(const fs::path& folder) {
@@ -57,91 +34,6 @@ bool tokenizer_gives_token_types(const fs::path& folder) {
   if (names == config->end() || !names->is_array()) return true;
   return std::any_of(names->begin(), names->end(),
                      [](const nlohmann::json& n) { return n.is_string() && n.get<std::string>() == "token_type_ids"; });
-}
-
-HeadConfig read_head_config(const fs::path& file) {
-  HeadConfig head;
-  const std::optional<nlohmann::json> config = model::read_json_file(file);
-  if (!config) return head;
-  const nlohmann::json& doc = *config;
-  if (auto it = doc.find("architectures"); it != doc.end() && it->is_array()) {
-    for (const auto& a : *it) {
-      if (a.is_string()) head.architectures.push_back(a.get<std::string>());
-    }
-  }
-  if (auto it = doc.find("num_labels"); it != doc.end() && !it->is_null()) {
-    if (!it->is_number_integer() || it->get<std::int64_t>() <= 0) {
-      throw Error(ErrorCode::kParse, file.string() + ": /num_labels: expected a positive integer");
-    }
-    head.num_labels = static_cast<std::size_t>(it->get<std::int64_t>());
-  } else if (auto labels = doc.find("id2label"); labels != doc.end() && labels->is_object() && !labels->empty()) {
-    // transformers' PretrainedConfig derives num_labels from id2label.
-    head.num_labels = labels->size();
-  }
-  head.type_vocab_size = model::positive_int_field(doc, "type_vocab_size", file);
-  if (auto labels = doc.find("id2label"); labels != doc.end() && labels->is_object()) {
-    for (const auto& [key, value] : labels->items()) {
-      std::size_t id = 0;
-      const auto [end, error] = std::from_chars(key.data(), key.data() + key.size(), id);
-      if (error != std::errc() || end != key.data() + key.size() || !value.is_string()) {
-        throw Error(ErrorCode::kParse, file.string() + ": /id2label: expected label names under ids \"0\", \"1\", ...");
-      }
-      head.id2label[id] = value.get<std::string>();
-    }
-  }
-  head.problem_type = model::string_field(doc, "problem_type", file).value_or("");
-  std::string path;
-  if (auto st = doc.find("sentence_transformers"); st != doc.end() && st->is_object()) {
-    if (auto fn = st->find("activation_fn"); fn != st->end() && fn->is_string()) path = fn->get<std::string>();
-  }
-  if (path.empty()) {
-    if (auto fn = doc.find("sbert_ce_default_activation_function"); fn != doc.end() && fn->is_string()) {
-      path = fn->get<std::string>();
-    }
-  }
-  if (!path.empty()) {
-    head.activation = activation_from_class(path);
-    if (!head.activation) {
-      throw Error(ErrorCode::kUnsupported, file.string() + ": activation_fn \"" + path +
-                                               "\" is not supported (Sigmoid, Identity, Softmax); choose one "
-                                               "explicitly (e.g. raw scores)");
-    }
-  }
-  return head;
-}
-
-bool is_sequence_classifier(const std::string& architecture) {
-  return architecture.ends_with("ForSequenceClassification");
-}
-
-// The logits output: named "logits" (what transformers and optimum call
-// it), or the only float rank-2 output of a model whose configuration says
-// it is a sequence classifier. Token states or a pooled embedding would
-// otherwise pass for a head with hundreds of labels.
-std::size_t choose_logits(const std::vector<runtime::TensorSpec>& outputs, const fs::path& onnx,
-                          bool declared_classifier) {
-  for (std::size_t i = 0; i < outputs.size(); ++i) {
-    if (outputs[i].name == "logits") {
-      if (!pipeline::is_float(outputs[i].type) || outputs[i].shape.size() != 2) {
-        throw Error(ErrorCode::kUnsupported,
-                    onnx.string() + ": output \"logits\" is " + pipeline::type_name(outputs[i].type) +
-                        pipeline::shape_text(outputs[i].shape) + ", expected float32 or float16 [batch, labels]");
-      }
-      return i;
-    }
-  }
-  std::vector<std::size_t> rank2;
-  for (std::size_t i = 0; i < outputs.size(); ++i) {
-    if (pipeline::is_float(outputs[i].type) && outputs[i].shape.size() == 2) rank2.push_back(i);
-  }
-  if (declared_classifier && rank2.size() == 1) return rank2[0];
-  std::string list;
-  for (const auto& o : outputs)
-    list += " " + o.name + ":" + pipeline::type_name(o.type) + pipeline::shape_text(o.shape);
-  throw Error(ErrorCode::kUnsupported, onnx.string() +
-                                           ": not a cross-encoder: no float \"logits\" output of shape "
-                                           "[batch, labels]; outputs:" +
-                                           list);
 }
 
 double sigmoid(double x) {
@@ -171,7 +63,7 @@ ScoreActivation parse_score_activation(std::string_view name) {
 
 struct Reranker::Impl {
   model::ModelFolder folder;
-  std::optional<model::LlmRerankerConfig> llm;
+  model::ModelSpec spec;  // its kind, logits output, labels, head and LLM prompt
   std::vector<std::uint32_t> llm_prefix;  // the prompt's token ids before and after the text
   std::vector<std::uint32_t> llm_suffix;
   std::size_t llm_text_limit = 0;  // tokens left for the text between them
@@ -181,14 +73,13 @@ struct Reranker::Impl {
   runtime::Session session;
   ModelInfo info;
   pipeline::InputSlots slots;
-  std::size_t output = 0;
   std::size_t num_labels = 1;
   std::size_t label = 0;
   ScoreActivation activation = ScoreActivation::kSigmoid;
   std::size_t batch_size = 32;
 
-  Impl(model::ModelFolder f, Tokenizer t, runtime::Session s)
-      : folder(std::move(f)), tokenizer(std::move(t)), session(std::move(s)) {}
+  Impl(model::ModelFolder f, model::ModelSpec p, Tokenizer t, runtime::Session s)
+      : folder(std::move(f)), spec(std::move(p)), tokenizer(std::move(t)), session(std::move(s)) {}
 };
 
 Reranker::Reranker(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -212,41 +103,33 @@ Reranker Reranker::load(const fs::path& folder_path, const RerankerOptions& opti
     late.invalid_utf8 = options.invalid_utf8;
     return Reranker(std::make_unique<Embedder>(Embedder::load(folder_path, late)));
   }
-  // Checked before the (slow) session is made: a folder whose configuration
-  // names another head is refused at once.
-  const fs::path config_file = folder.root / "config.json";
-  const HeadConfig head = read_head_config(config_file);
-  auto llm = model::read_llm_reranker(folder.root);
-  const bool declared_classifier =
-      std::any_of(head.architectures.begin(), head.architectures.end(), is_sequence_classifier);
-  if (llm) {
-    if (!head.architectures.empty() && std::none_of(head.architectures.begin(), head.architectures.end(),
-                                                    [](const std::string& a) { return a.ends_with("ForCausalLM"); })) {
-      throw Error(ErrorCode::kUnsupported, folder_path.string() + ": " + model::kLlmRerankerFile +
-                                               " describes a causal LM, but config.json architectures are " +
-                                               join(head.architectures, ", "));
+  // Decided before the (slow) session is made: a folder of another kind is refused at once.
+  const auto summary = model::read_onnx_summary(folder.onnx_file);
+  if (!model::scores_pairs(model::detect_kind(folder, summary))) {
+    const auto& archs = folder.architectures;
+    if (archs.empty()) {
+      throw Error(ErrorCode::kUnsupported, folder.onnx_file.string() +
+                                               ": not a cross-encoder: no float \"logits\" output of shape "
+                                               "[batch, labels]; outputs:" +
+                                               model::describe_outputs(summary));
     }
-  } else if (!head.architectures.empty() && !declared_classifier) {
     throw Error(ErrorCode::kUnsupported,
-                folder_path.string() + ": not a cross-encoder: config.json architectures are " +
-                    join(head.architectures, ", ") + ", expected a *ForSequenceClassification model" +
-                    (std::any_of(head.architectures.begin(), head.architectures.end(),
-                                 [](const std::string& a) { return a.ends_with("ForCausalLM"); })
-                         ? " (a causal LM reranker such as Qwen3-Reranker: export it with sieve-export export "
-                           "--task llm-reranker)"
-                         : " (an embedding model's folder? use it with sieve embed, sieve similarity or "
-                           "sieve index)"));
+                folder_path.string() + ": not a cross-encoder: config.json architectures are " + join(archs, ", ") +
+                    ", expected a *ForSequenceClassification model (an embedding model's folder? use it with sieve "
+                    "embed, sieve similarity or sieve index)");
   }
   auto tokenizer = Tokenizer::from_file(folder.tokenizer_file);
-  model::check_token_ids(folder, model::read_onnx_summary(folder.onnx_file), tokenizer);
+  model::check_token_ids(folder, summary, tokenizer);
+  model::ModelSpec spec = model::resolve_model(folder, summary, {options.max_length, std::nullopt});
   runtime::Session session(folder.onnx_file, options.runtime);
-  auto impl = std::make_unique<Impl>(std::move(folder), std::move(tokenizer), std::move(session));
-  impl->llm = std::move(llm);
+  auto impl = std::make_unique<Impl>(std::move(folder), std::move(spec), std::move(tokenizer), std::move(session));
   const auto& f = impl->folder;
   const auto& onnx = f.onnx_file;
+  const model::ModelSpec& s = impl->spec;
+  const model::HeadConfig& head = s.head;
 
   impl->slots = pipeline::find_encoder_inputs(impl->session.inputs(), onnx);
-  if (!impl->llm && !impl->slots.token_type_ids && head.type_vocab_size.value_or(1) > 1 &&
+  if (!s.llm && !impl->slots.token_type_ids && head.type_vocab_size.value_or(1) > 1 &&
       tokenizer_gives_token_types(f.root)) {
     // A graph without token types embeds every token as type 0; where the
     // tokenizer marks the second text as type 1 and the model tells types
@@ -261,22 +144,10 @@ Reranker Reranker::load(const fs::path& folder_path, const RerankerOptions& opti
                       ", so every pair would be scored as one text; use a graph that takes token_type_ids");
     }
   }
-  impl->output = choose_logits(impl->session.outputs(), onnx, declared_classifier || impl->llm.has_value());
-  const auto& out = impl->session.outputs()[impl->output];
-
-  // Labels: the configuration and a fixed output width must agree; either
-  // may be missing (a dynamic width is checked on every run instead).
-  const std::int64_t width = out.shape.back();
-  if (impl->llm) {
-    // The graph gives the "no" and "yes" logits; the score is P(yes).
-    if (width > 0 && width != 2) {
-      throw Error(ErrorCode::kUnsupported, onnx.string() + ": output \"" + out.name + "\" has " +
-                                               std::to_string(width) +
-                                               " columns; an LLM reranker's graph gives 2 (the \"no\" and \"yes\" "
-                                               "logits); export it with sieve-export export --task llm-reranker");
-    }
-    impl->num_labels = 2;
-    impl->labels = {impl->llm->no_token, impl->llm->yes_token};
+  const auto& out = pipeline::output_at(impl->session, s.output, s.output_name, onnx);
+  impl->num_labels = s.dimension;
+  if (s.llm) {
+    impl->labels = {s.llm->no_token, s.llm->yes_token};
     impl->label = 1;
     // softmax([no, yes])[yes] is sigmoid(yes - no): reported as a sigmoid
     // of that log-odds, which is also the raw score.
@@ -284,12 +155,6 @@ Reranker Reranker::load(const fs::path& folder_path, const RerankerOptions& opti
         options.activation == ScoreActivation::kNone ? ScoreActivation::kNone : ScoreActivation::kSigmoid;
     impl->label_activation = ScoreActivation::kSoftmax;
   } else {
-    if (head.num_labels && width > 0 && static_cast<std::size_t>(width) != *head.num_labels) {
-      throw Error(ErrorCode::kUnsupported, onnx.string() + ": output \"" + out.name + "\" has " +
-                                               std::to_string(width) + " labels, config.json says " +
-                                               std::to_string(*head.num_labels));
-    }
-    impl->num_labels = head.num_labels.value_or(width > 0 ? static_cast<std::size_t>(width) : 1);
     if (options.label >= impl->num_labels) {
       throw Error(ErrorCode::kInvalidArgument, "label " + std::to_string(options.label) +
                                                    " does not exist: the model has " +
@@ -336,11 +201,11 @@ Reranker Reranker::load(const fs::path& folder_path, const RerankerOptions& opti
   // CrossEncoder truncates to the tokenizer's model_max_length
   // (tokenizer_config.json), not to tokenizer.json's own truncation; an LLM
   // reranker to its model card's limit.
-  const std::size_t max_length = model::resolve_max_length(f, ModelKind::kReranker, options.max_length);
+  const std::size_t max_length = s.max_length;
   std::size_t text_limit = max_length;
-  if (impl->llm) {
-    impl->llm_prefix = impl->tokenizer.encode(impl->llm->prefix, false).ids;
-    impl->llm_suffix = impl->tokenizer.encode(impl->llm->suffix, false).ids;
+  if (s.llm) {
+    impl->llm_prefix = impl->tokenizer.encode(s.llm->prefix, false).ids;
+    impl->llm_suffix = impl->tokenizer.encode(s.llm->suffix, false).ids;
     const std::size_t prompt = impl->llm_prefix.size() + impl->llm_suffix.size();
     if (max_length <= prompt) {
       throw Error(ErrorCode::kInvalidArgument, "max length " + std::to_string(max_length) +
@@ -388,7 +253,7 @@ ScoreActivation Reranker::classification_activation() const noexcept {
   return late_ ? ScoreActivation::kNone : impl_->label_activation;
 }
 bool Reranker::is_llm_reranker() const noexcept {
-  return !late_ && impl_->llm.has_value();
+  return !late_ && impl_->spec.llm.has_value();
 }
 bool Reranker::is_late_interaction() const noexcept {
   return late_ != nullptr;
@@ -440,12 +305,12 @@ std::vector<Encoding> Reranker::encode_for_scoring(std::span<const TextPair> pai
                                                    std::size_t threads) const {
   refuse_late_interaction(late_);
   const Impl& m = *impl_;
-  if (m.llm) {
+  if (m.spec.llm) {
     // The recipe of the model card: the filled-in template alone is
     // tokenized (and cut), then put between the prompt's own tokens.
     std::vector<std::string> bodies;
     bodies.reserve(pairs.size());
-    for (const auto& [query, document] : pairs) bodies.push_back(model::fill_llm_template(*m.llm, query, document));
+    for (const auto& [query, document] : pairs) bodies.push_back(model::fill_llm_template(*m.spec.llm, query, document));
     const std::vector<std::string_view> views(bodies.begin(), bodies.end());
     std::vector<Encoding> encodings = m.tokenizer.encode_each(views, false, threads);
     finish_encodings(encodings, truncate,
@@ -486,7 +351,7 @@ std::vector<Encoding> Reranker::encode_texts(std::span<const std::string_view> t
                                              std::size_t threads) const {
   refuse_late_interaction(late_);
   const Impl& m = *impl_;
-  refuse_llm_classification(m.llm.has_value());
+  refuse_llm_classification(m.spec.llm.has_value());
   std::vector<Encoding> encodings = m.tokenizer.encode_each(texts, true, threads);
   finish_encodings(encodings, truncate,
                    "more than the model's maximum of " + std::to_string(m.info.max_length) + " tokens");
@@ -497,7 +362,7 @@ std::vector<Encoding> Reranker::encode_pairs(std::span<const TextPair> pairs, bo
                                              std::size_t threads) const {
   refuse_late_interaction(late_);
   const Impl& m = *impl_;
-  refuse_llm_classification(m.llm.has_value());
+  refuse_llm_classification(m.spec.llm.has_value());
   std::vector<Encoding> encodings = m.tokenizer.encode_pair_each(pairs, true, threads);
   finish_encodings(encodings, truncate,
                    "the pair has more than the model's maximum of " + std::to_string(m.info.max_length) + " tokens");
@@ -511,7 +376,7 @@ std::vector<float> Reranker::run_batch(std::span<const Encoding* const> pairs) c
   pipeline::BatchTensors tensors;
   tensors.fill(pairs, m.slots);
   const auto inputs = tensors.inputs(m.slots);
-  const auto output = m.session.run(inputs, m.output);
+  const auto output = m.session.run(inputs, m.spec.output);
   const auto& s = output.shape();
   const std::size_t labels = m.num_labels;
   if (s.size() != 2 || s[0] != tensors.shape[0] || s[1] != static_cast<std::int64_t>(labels)) {
@@ -545,7 +410,7 @@ float Reranker::score_from_logits(std::span<const float> logits, bool raw) const
                                                  std::to_string(m.num_labels) + " label(s)");
   }
   // An LLM reranker's score is a sigmoid of the log-odds of "yes" over "no".
-  const double x = m.llm ? static_cast<double>(logits[1]) - logits[0] : static_cast<double>(logits[m.label]);
+  const double x = m.spec.llm ? static_cast<double>(logits[1]) - logits[0] : static_cast<double>(logits[m.label]);
   if (raw) return static_cast<float>(x);
   switch (m.activation) {
     case ScoreActivation::kSigmoid: return static_cast<float>(sigmoid(x));

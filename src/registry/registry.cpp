@@ -9,7 +9,7 @@
 #include <optional>
 
 #include "model/model_folder.hpp"
-#include "model/model_kind.hpp"
+#include "model/model_spec.hpp"
 #include "sieve/error.hpp"
 
 namespace sieve {
@@ -36,19 +36,27 @@ struct LoadedModel {
 };
 using ModelFuture = std::shared_future<std::shared_ptr<LoadedModel>>;
 
-// What a folder says about itself, read without loading it.
+// What a folder says about itself, read without loading it: its spec is decided as the loaders decide it, with the
+// options they are given.
 struct Description {
   model::ModelFolder folder;
   model::OnnxSummary onnx;
+  model::ModelSpec spec;
   ModelKind kind = ModelKind::kEmbedding;
   std::size_t bytes = 0;
 };
 
-Description describe_folder(const fs::path& path) {
+Description describe_folder(const fs::path& path, const RegistryOptions& options = {}) {
   Description d;
   d.folder = model::read_model_folder(path);
   d.onnx = model::read_onnx_summary(d.folder.onnx_file);
-  d.kind = model::detect_kind(d.folder, d.onnx);
+  // The options that decide the spec are the loader's of the kind; which loader is a matter of the files alone.
+  const bool reranker = model::loads_as_reranker(model::detect_kind(d.folder, d.onnx));
+  const model::SpecOptions spec_options = reranker
+                                              ? model::SpecOptions{options.reranker.max_length, std::nullopt}
+                                              : model::SpecOptions{options.embedder.max_length, options.embedder.pooling};
+  d.spec = model::resolve_model(d.folder, d.onnx, spec_options);
+  d.kind = d.spec.public_kind();
   d.bytes = model::estimate_bytes(d.folder, d.onnx);
   return d;
 }
@@ -178,7 +186,7 @@ struct ModelRegistry::Impl {
     const std::uint64_t generation = slot.generation;
     lock.unlock();
     try {
-      const Description d = describe_folder(folder);
+      const Description d = describe_folder(folder, options);
       if (options.memory_budget != 0 && d.bytes > options.memory_budget) {
         throw Error(ErrorCode::kInvalidArgument, quoted(name) + " needs about " + std::to_string(d.bytes) +
                                                      " bytes, more than the whole memory budget of " +
@@ -226,47 +234,15 @@ struct ModelRegistry::Impl {
   RegistryEntry describe(std::string_view name, const fs::path& folder) const {
     RegistryEntry entry;
     entry.name = std::string(name);
-    const Description d = describe_folder(folder);
-    const auto& f = d.folder;
+    const Description d = describe_folder(folder, options);
     entry.kind = d.kind;
     entry.estimated_bytes = d.bytes;
 
     // As the loaders decide them, for a model not loaded yet.
-    const auto& max_option = loads_as_reranker(d.kind) ? options.reranker.max_length : options.embedder.max_length;
-    entry.max_length = model::resolve_max_length(f, d.kind, max_option);
-    const auto float_output = [&](auto predicate) -> const model::OnnxTensor* {
-      for (const auto& o : d.onnx.outputs) {
-        if ((o.elem_type == 1 || o.elem_type == 10) && predicate(o)) return &o;
-      }
-      return nullptr;
-    };
-    const model::OnnxTensor* out = nullptr;
-    if (d.kind == ModelKind::kSparseEmbedding) {
-      out = float_output([](const auto& o) { return o.name == "sparse_embedding" && o.shape.size() == 2; });
-      if (out == nullptr) out = float_output([](const auto& o) { return o.shape.size() == 3; });
-    } else if (d.kind == ModelKind::kPooledEmbedding) {
-      out = float_output([](const auto& o) { return o.name == "sentence_embedding" && o.shape.size() == 2; });
-      if (out == nullptr) out = float_output([](const auto& o) { return o.shape.size() == 2; });
-    } else if (d.kind == ModelKind::kEmbedding || d.kind == ModelKind::kLateInteraction) {
-      out = float_output([](const auto& o) { return o.shape.size() == 3; });
-    } else {
-      out = float_output([](const auto& o) { return o.name == "logits" && o.shape.size() == 2; });
-      if (out == nullptr) out = float_output([](const auto& o) { return o.shape.size() == 2; });
-    }
-    if (out != nullptr && !out->shape.empty() && out->shape.back() > 0) {
-      entry.dimension = static_cast<std::size_t>(out->shape.back());
-    } else if (d.kind != ModelKind::kReranker) {
-      entry.dimension = f.hidden_size.value_or(0);
-    }
-    if (d.kind == ModelKind::kLateInteraction) {
-      // Each token vector's width: the last projection's.
-      std::size_t width = entry.dimension != 0 ? entry.dimension : f.hidden_size.value_or(0);
-      try {
-        for (const auto& module : f.token_modules) width = module->output_dimension(width);
-      } catch (const Error&) {
-        width = 0;  // the loader names the mismatch
-      }
-      entry.dimension = width;
+    entry.max_length = d.spec.max_length;
+    entry.dimension = d.spec.dimension;
+    if (d.spec.kind == model::Kind::kDense || d.spec.kind == model::Kind::kBgeM3) {
+      entry.dimension = options.embedder.dimensions.value_or(entry.dimension);
     }
     entry.providers = requested_providers(d.kind);
 

@@ -35,7 +35,7 @@ import make_cross_encoder  # noqa: E402  (tools/ on the path just above)
 
 EMBEDDERS = ["tiny-bert-tokens", "tiny-bert-pooled", "tiny-bert-cls", "tiny-bert-max"]
 RERANKERS = ["cross-encoder-minilm-l6", "cross-encoder-tiny-3labels"]
-KIND_NAMES = {1: "embedding", 2: "reranker", 3: "sparse embedding"}
+KIND_NAMES = {1: "embedding", 2: "reranker", 3: "sparse embedding", 4: "multi-vector"}
 # A sparse (SPLADE) model exported from a real one by scripts/test.sh's fixtures stage, with
 # sentence-transformers' vectors for some texts in its reference.json.
 SPLADE = FIXTURES / "splade-tiny"
@@ -631,8 +631,8 @@ def test_registry_list_equals_sieve_info_models(sieve, fixtures):
     finally:
         sieve.lib.sieve_registry_destroy(registry)
     want = json.loads(run_sieve("info", "--models", str(fixtures), "--json", "--no-load").stdout)["models"]
-    # "pooled embedding" is an embedding model to the C ABI, and "late interaction" (ColBERT) a reranker.
-    kinds = {"pooled embedding": "embedding", "late interaction": "reranker"}
+    # "pooled embedding" is an embedding model to the C ABI, and "late interaction" (ColBERT) a multi-vector one.
+    kinds = {"pooled embedding": "embedding", "late interaction": "multi-vector"}
     assert entries == [(m["name"], kinds.get(m["kind"], m["kind"]), m["dimension"],
                         m["max_length"], ",".join(m["providers"]), "", 0) for m in want]
 

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "model/model_kind.hpp"
+#include "model/onnx_summary.hpp"
 #include "support/paths.hpp"
 
 namespace sieve::model {

@@ -4,7 +4,7 @@
 #include <fstream>
 
 #include "model/model_folder.hpp"
-#include "model/model_kind.hpp"
+#include "model/onnx_summary.hpp"
 #include "sieve/embedder.hpp"
 #include "sieve/error.hpp"
 #include "support/paths.hpp"

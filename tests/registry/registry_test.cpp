@@ -12,7 +12,7 @@
 #include <string>
 #include <thread>
 
-#include "model/model_kind.hpp"
+#include "model/onnx_summary.hpp"
 #include "sieve/error.hpp"
 #include "sieve/registry.hpp"
 #include "support/paths.hpp"

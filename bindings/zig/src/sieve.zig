@@ -167,6 +167,8 @@ pub const Kind = enum(c.sieve_model_kind) {
     reranker = c.SIEVE_KIND_RERANKER,
     /// A learned sparse (SPLADE) embedding model: `Model.embedSparse`.
     sparse = c.SIEVE_KIND_SPARSE,
+    /// A late-interaction (ColBERT) model: a vector per token; it reranks by MaxSim (`Model.rerank`, `Model.score`).
+    multi_vector = c.SIEVE_KIND_MULTI_VECTOR,
     _,
 };
 

@@ -33,10 +33,12 @@ test "registry: list() describes the folders as `sieve info --models --no-load` 
     for (expected.value.models, models.entries) |e, entry| {
         try testing.expectEqualStrings(e.name, entry.name);
         // The CLI tells models that pool inside the graph apart; the ABI
-        // knows embedding models, sparse ones and rerankers (ColBERT's
-        // late interaction among them).
-        const kind: sieve.Kind = if (std.mem.eql(u8, e.kind, "reranker") or std.mem.eql(u8, e.kind, "late interaction"))
+        // knows embedding models, sparse ones, rerankers and multi-vector
+        // (ColBERT) ones.
+        const kind: sieve.Kind = if (std.mem.eql(u8, e.kind, "reranker"))
             .reranker
+        else if (std.mem.eql(u8, e.kind, "late interaction"))
+            .multi_vector
         else if (std.mem.eql(u8, e.kind, "sparse embedding"))
             .sparse
         else

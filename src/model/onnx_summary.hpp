@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "model/model_folder.hpp"
-#include "sieve/registry.hpp"
 
 namespace sieve::model {
 
@@ -41,25 +40,6 @@ struct OnnxSummary {
 };
 
 OnnxSummary read_onnx_summary(const std::filesystem::path& onnx_file);
-
-// The kind: late interaction for a ColBERT (PyLate) folder; a reranker where llm_reranker.json describes a prompted
-// causal LM; else from config.json "architectures" (*ForSequenceClassification is a cross-encoder); a sparse (SPLADE)
-// model where modules.json has SpladePooling or the graph gives "sparse_embedding"; and then from the outputs: a rank-2
-// float output "sentence_embedding" is a pooled embedding, a rank-3 float output token states, a lone rank-2 "logits" a
-// cross-encoder, any other rank-2 float output a pooled embedding.
-ModelKind detect_kind(const ModelFolder& folder, const OnnxSummary& onnx);
-
-// A folder detect_kind finds a reranker (ModelKind::kReranker), in words for a message that refuses it elsewhere: "an
-// LLM reranker (llm_reranker.json)", "a cross-encoder or classifier (config.json: BertForSequenceClassification)" or
-// "a cross-encoder (its graph gives logits)".
-std::string describe_reranker(const ModelFolder& folder);
-
-// The most tokens an input of a model of `kind` may have, decided one way for the registry (before loading) and the
-// loaders: `requested` when given (an Error, kInvalidArgument, when it exceeds config.json's max_position_embeddings);
-// else the model card's (a ColBERT model's document_length, an LLM reranker's max_length); else, for an embedding
-// model, sentence-transformers' max_seq_length (a cross-encoder truncates as CrossEncoder does, to the tokenizer's
-// limit); else tokenizer_config.json's model_max_length; else the positions; else 512. Never above the positions.
-std::size_t resolve_max_length(const ModelFolder& folder, ModelKind kind, std::optional<std::size_t> requested);
 
 // Estimated memory of a loaded model in bytes: the ONNX file, its external
 // data and tokenizer.json, by file size (see RegistryOptions::memory_budget).

@@ -1,4 +1,4 @@
-#include "model/model_kind.hpp"
+#include "model/onnx_summary.hpp"
 
 #include <algorithm>
 #include <fstream>
@@ -9,7 +9,6 @@
 #include <string_view>
 #include <vector>
 
-#include "model/llm_reranker.hpp"
 #include "sieve/error.hpp"
 
 namespace sieve::model {
@@ -282,15 +281,6 @@ void find_id_vocabulary(const std::vector<GraphNode>& nodes,
   }
 }
 
-bool ends_with(const std::string& text, std::string_view suffix) {
-  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-// TensorProto.DataType: FLOAT and FLOAT16 outputs are read (the latter converted).
-bool is_float(const OnnxTensor& t) {
-  return t.elem_type == 1 || t.elem_type == 10;
-}
-
 }  // namespace
 
 OnnxSummary read_onnx_summary(const fs::path& onnx_file) {
@@ -334,64 +324,6 @@ OnnxSummary read_onnx_summary(const fs::path& onnx_file) {
   for (const auto& location : locations) summary.external_data.emplace_back(location);
   find_id_vocabulary(nodes, tables, summary);
   return summary;
-}
-
-ModelKind detect_kind(const ModelFolder& folder, const OnnxSummary& onnx) {
-  if (folder.colbert) return ModelKind::kLateInteraction;
-  if (fs::exists(folder.root / kLlmRerankerFile)) return ModelKind::kReranker;
-  for (const auto& arch : folder.architectures) {
-    if (ends_with(arch, "ForSequenceClassification")) return ModelKind::kReranker;
-  }
-  const auto find = [&](auto predicate) {
-    return std::any_of(onnx.outputs.begin(), onnx.outputs.end(),
-                       [&](const OnnxTensor& t) { return is_float(t) && predicate(t); });
-  };
-  if (folder.splade_pooling ||
-      find([](const OnnxTensor& t) { return t.name == "sparse_embedding" && t.shape.size() == 2; })) {
-    return ModelKind::kSparseEmbedding;
-  }
-  if (find([](const OnnxTensor& t) { return t.name == "sentence_embedding" && t.shape.size() == 2; })) {
-    return ModelKind::kPooledEmbedding;
-  }
-  if (find([](const OnnxTensor& t) { return t.shape.size() == 3; })) return ModelKind::kEmbedding;
-  if (find([](const OnnxTensor& t) { return t.name == "logits" && t.shape.size() == 2; })) return ModelKind::kReranker;
-  if (find([](const OnnxTensor& t) { return t.shape.size() == 2; })) return ModelKind::kPooledEmbedding;
-  std::string list;
-  for (const auto& o : onnx.outputs) list += " " + o.name + "(rank " + std::to_string(o.shape.size()) + ")";
-  throw Error(ErrorCode::kUnsupported, folder.onnx_file.string() +
-                                           ": neither an embedding model (float output of rank 2 or 3) nor a "
-                                           "cross-encoder (logits); outputs:" +
-                                           list);
-}
-
-std::string describe_reranker(const ModelFolder& folder) {
-  if (fs::exists(folder.root / kLlmRerankerFile)) return std::string("an LLM reranker (") + kLlmRerankerFile + ")";
-  for (const auto& arch : folder.architectures) {
-    if (ends_with(arch, "ForSequenceClassification"))
-      return "a cross-encoder or classifier (config.json: " + arch + ")";
-  }
-  return "a cross-encoder (its graph gives logits)";
-}
-
-std::size_t resolve_max_length(const ModelFolder& folder, ModelKind kind, std::optional<std::size_t> requested) {
-  const std::optional<std::size_t> positions = folder.max_position_embeddings;
-  if (requested) {
-    if (positions && *requested > *positions) {
-      throw Error(ErrorCode::kInvalidArgument, "max length " + std::to_string(*requested) + " exceeds the model's " +
-                                                   std::to_string(*positions) + " positions");
-    }
-    return *requested;
-  }
-  std::optional<std::size_t> card;
-  if (folder.colbert) {
-    card = folder.colbert->document_length;
-  } else if (kind == ModelKind::kReranker) {
-    if (const auto llm = read_llm_reranker(folder.root)) card = llm->max_length;
-  } else {
-    card = folder.max_seq_length;
-  }
-  const std::size_t length = card.value_or(folder.model_max_length.value_or(positions.value_or(512)));
-  return positions ? std::min(length, *positions) : length;
 }
 
 std::size_t estimate_bytes(const ModelFolder& folder, const OnnxSummary& onnx) {

@@ -198,13 +198,13 @@ SIEVE_API void sieve_sparse_options_init(sieve_sparse_options* options, size_t s
 /* The sparse vectors of a batch of texts, one per text in input order. */
 typedef struct sieve_sparse_embeddings sieve_sparse_embeddings;
 
-/* Embeds `count` texts with a sparse (SPLADE) model: per text, its non-zero
-   weights by ascending token id, pruned by `options` (NULL: the defaults,
-   every non-zero weight). *out is a new list, freed with
-   sieve_sparse_embeddings_destroy. count 0 is allowed (texts may then be
-   NULL) and gives an empty list. A dense embedding model (sieve_embed) or a
-   reranker is SIEVE_WRONG_KIND; invalid UTF-8 is SIEVE_INVALID_INPUT with the
-   text's index. */
+/* Embeds `count` texts with a sparse (SPLADE) model, or BGE-M3's lexical
+   weights: per text, its non-zero weights by ascending token id, pruned by
+   `options` (NULL: the defaults, every non-zero weight). *out is a new list,
+   freed with sieve_sparse_embeddings_destroy. count 0 is allowed (texts may
+   then be NULL) and gives an empty list. Another dense embedding model
+   (sieve_embed) or a reranker is SIEVE_WRONG_KIND; invalid UTF-8 is
+   SIEVE_INVALID_INPUT with the text's index. */
 SIEVE_API sieve_status* sieve_embed_sparse(const sieve_model* model, const sieve_text* texts, size_t count,
                                            const sieve_sparse_options* options, sieve_sparse_embeddings** out);
 /* Number of vectors (the count of texts); 0 for NULL. */
@@ -244,7 +244,8 @@ SIEVE_API sieve_status* sieve_rerank(const sieve_model* model, sieve_text query,
    hypothesis, ...). raw_scores 0: softmax, or sigmoid for multi-label and
    one-label models (config.json's problem_type decides, as transformers'
    text-classification pipeline); 1: the logits. An LLM reranker
-   (llm_reranker.json) does not classify: SIEVE_UNSUPPORTED. */
+   (llm_reranker.json) does not classify: SIEVE_UNSUPPORTED; a ColBERT model
+   (SIEVE_KIND_MULTI_VECTOR) has no labels: SIEVE_WRONG_KIND. */
 SIEVE_API sieve_status* sieve_classify(const sieve_model* model, const sieve_text* texts, const sieve_text* pairs,
                                        size_t count, int32_t raw_scores, float* out, size_t out_capacity);
 

@@ -30,6 +30,21 @@ struct SparsePooling {
   bool double_log = false;
 };
 
+// What a model is, decided once from its folder and its graph's outputs (src/model/model_spec.hpp): every entry point
+// (the libraries, the CLI, the server, the C ABI and the bindings) asks it and refuses what the type cannot serve.
+// The registry's ModelKind and the C ABI's sieve_model_kind are coarser views of it.
+enum class ModelType {
+  kDense,         // one vector per text: token states pooled by Sieve, or pooled by the graph
+  kSparse,        // a learned sparse (SPLADE) model: a weight per vocabulary entry
+  kMultiVector,   // a ColBERT model (PyLate's layout): a vector per token; reranks by MaxSim
+  kBgeM3,         // BGE-M3: dense vectors, and lexical weights and token vectors from the same run
+  kCrossEncoder,  // a sequence classifier with one label: a relevance score per (query, document) pair
+  kClassifier,    // a sequence classifier with several labels (sentiment, NLI, ...); it reranks by a chosen label
+  kLlmReranker,   // a causal LM prompted for "yes" or "no" (llm_reranker.json)
+};
+// "dense", "sparse", "multi-vector", "bge-m3", "cross-encoder", "classifier", "llm-reranker".
+const char* to_string(ModelType type) noexcept;
+
 // What a model gives for one input: a dense vector, a learned sparse one
 // with a weight per vocabulary entry (SPLADE), or a vector per token (ColBERT,
 // late interaction).
@@ -75,6 +90,12 @@ struct SparseVector {
   std::vector<float> weights;
 };
 
+// A text encoded for its token vectors (Embedder::encode_tokens()), as a query or as a document.
+struct TokenInput {
+  Encoding encoding;
+  TextRole role = TextRole::kDocument;
+};
+
 // Pruning of sparse vectors.
 struct SparseOptions {
   std::size_t top_k = 0;  // keep the k largest weights (ties: the smaller id); 0: all
@@ -112,7 +133,8 @@ struct ModelInfo {
   std::filesystem::path onnx_file;
   std::vector<TensorInfo> inputs;
   std::vector<TensorInfo> outputs;
-  std::string output;  // the output Sieve reads
+  ModelType type = ModelType::kDense;  // what the model is
+  std::string output;                  // the output Sieve reads
   // kSparse: a SPLADE model; dimension is its vocabulary size, and Sieve
   // pools (when the graph does not) by sparse_pooling.
   OutputKind output_kind = OutputKind::kDense;
@@ -249,6 +271,21 @@ class Embedder {
   static void finish(std::span<const float> pooled, std::size_t dimensions, bool normalize, float* out);
   // A sparse model's pooled row (run_batch()) as a SparseVector, pruned by `options`.
   static SparseVector sparsify(std::span<const float> pooled, const SparseOptions& options);
+  // Drops the weights at or below options.min_weight and keeps the top_k heaviest (ties: the smaller id).
+  static void prune(SparseVector& vector, const SparseOptions& options);
+
+  // embed_tokens() in two parts, as encode() and run_batch() are for embed(): the texts encoded as `role` (a
+  // ColBERT model's marker token and query expansion, each side cut to its length as PyLate cuts it; BGE-M3's as
+  // encode() does, so that with `truncate` false an input longer than max_length is an Error, kInvalidInput, naming
+  // it), and one run over encoded inputs of either role, in their order.
+  [[nodiscard]] std::vector<TokenInput> encode_tokens(std::span<const std::string_view> texts, TextRole role,
+                                                      bool truncate = true, std::size_t threads = 0) const;
+  [[nodiscard]] std::vector<TokenVectors> run_token_batch(std::span<const TokenInput* const> inputs,
+                                                          EmbedTimings* timings = nullptr) const;
+  // BGE-M3's lexical weights (embed_sparse()) of one run over encode()d inputs, in their order: every positive
+  // weight, for prune() to cut as a request asks.
+  [[nodiscard]] std::vector<SparseVector> run_lexical_batch(std::span<const EncodedText* const> inputs,
+                                                            EmbedTimings* timings = nullptr) const;
 
   [[nodiscard]] const ModelInfo& info() const noexcept;
   [[nodiscard]] const Tokenizer& tokenizer() const noexcept;

@@ -53,6 +53,7 @@ struct RegistryOptions {
 struct RegistryEntry {
   std::string name;  // path under the root, '/'-separated
   ModelKind kind = ModelKind::kEmbedding;
+  ModelType type = ModelType::kDense;  // what the model is; `kind` groups types by the loader that serves them
   // Embedding size; for a reranker, the number of labels (logits per pair).
   std::size_t dimension = 0;
   std::size_t max_length = 0;

@@ -45,18 +45,31 @@ class EmbeddingService {
   // dropped.
   [[nodiscard]] Embeddings embed(std::vector<EncodedText> inputs, std::size_t dimensions, bool normalize,
                                  ServiceClock::time_point deadline, const std::function<bool()>& abandoned = {});
-  // A sparse model's vectors, as embed() queues and waits for them.
+  // A sparse model's vectors, or BGE-M3's lexical weights, as embed() queues and waits for them.
   [[nodiscard]] std::vector<SparseVector> embed_sparse(std::vector<EncodedText> inputs, const SparseOptions& options,
+                                                       ServiceClock::time_point deadline,
+                                                       const std::function<bool()>& abandoned = {});
+  // A ColBERT model's or BGE-M3's token vectors: encode_tokens() tokenizes on the caller's thread (one tokenization,
+  // which also refuses BGE-M3's inputs too long unless `truncate`; a ColBERT model cuts each side to its length),
+  // embed_tokens() queues them as embed() does. Queries and documents may share a request and a run.
+  [[nodiscard]] std::vector<TokenInput> encode_tokens(std::span<const std::string_view> texts, TextRole role,
+                                                      bool truncate) const;
+  [[nodiscard]] std::vector<TokenVectors> embed_tokens(std::vector<TokenInput> inputs,
                                                        ServiceClock::time_point deadline,
                                                        const std::function<bool()>& abandoned = {});
 
   [[nodiscard]] const Embedder& embedder() const noexcept { return *embedder_; }
-  [[nodiscard]] std::size_t queued() const { return scheduler_.queued(); }
-  void stop() { scheduler_.stop(); }
+  // Inputs queued for every output of the model.
+  [[nodiscard]] std::size_t queued() const;
+  void stop();
 
  private:
   std::shared_ptr<const Embedder> embedder_;
+  // One scheduler per output the model gives, with the same limits: pooled rows (dense and SPLADE vectors), and
+  // where the model has them, token vectors and BGE-M3's lexical weights.
   BatchScheduler<EncodedText, std::vector<float>> scheduler_;
+  std::unique_ptr<BatchScheduler<TokenInput, TokenVectors>> tokens_;
+  std::unique_ptr<BatchScheduler<EncodedText, SparseVector>> lexical_;
 };
 
 // A cross-encoder behind a BatchScheduler. Thread-safe.

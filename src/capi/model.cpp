@@ -16,44 +16,50 @@ const sieve_model& model_of(const sieve_model* model, const char* function) {
   return *require_not_null(model, function, "model is NULL");
 }
 
+// The calls that serve a model of `kind`, for a message that refuses another.
+const char* serving_calls(sieve_model_kind kind) {
+  switch (kind) {
+    case SIEVE_KIND_RERANKER: return "sieve_rerank, sieve_score or sieve_classify";
+    case SIEVE_KIND_MULTI_VECTOR: return "sieve_rerank or sieve_score";
+    case SIEVE_KIND_SPARSE: return "sieve_embed_sparse";
+    case SIEVE_KIND_AUTO:
+    case SIEVE_KIND_EMBEDDING: break;
+  }
+  return "sieve_embed";
+}
+
+[[noreturn]] void wrong_kind(const sieve_model& m, const char* function, const char* wanted) {
+  throw CapiError(SIEVE_WRONG_KIND, std::string(function) + ": " + m.folder + " is " + kind_noun(m.kind) + ", not " +
+                                        wanted + ": its results come from " + serving_calls(m.kind));
+}
+
 // The dense embedder of sieve_embed and sieve_embed_size.
 const Embedder& embedder_of(const sieve_model* model, const char* function) {
   const sieve_model& m = model_of(model, function);
-  if (m.kind == SIEVE_KIND_SPARSE) {
-    throw CapiError(SIEVE_WRONG_KIND, std::string(function) + ": " + m.folder +
-                                          " is a sparse (SPLADE) embedding model: its vectors come from "
-                                          "sieve_embed_sparse");
-  }
-  if (!m.embedder) {
-    throw CapiError(SIEVE_WRONG_KIND,
-                    std::string(function) + ": " + m.folder + " is " + kind_noun(m.kind) + ", not an embedding model");
-  }
+  if (m.kind != SIEVE_KIND_EMBEDDING || !m.embedder) wrong_kind(m, function, "a dense embedding model");
   return *m.embedder;
 }
 
-// The sparse embedder of sieve_embed_sparse.
+// The sparse embedder of sieve_embed_sparse: a SPLADE model, or BGE-M3's lexical weights.
 const Embedder& sparse_embedder_of(const sieve_model* model, const char* function) {
   const sieve_model& m = model_of(model, function);
-  if (m.kind == SIEVE_KIND_EMBEDDING) {
-    throw CapiError(SIEVE_WRONG_KIND, std::string(function) + ": " + m.folder +
-                                          " is a dense embedding model, not a sparse (SPLADE) one: its vectors "
-                                          "come from sieve_embed");
-  }
-  if (m.kind != SIEVE_KIND_SPARSE || !m.embedder) {
-    throw CapiError(SIEVE_WRONG_KIND, std::string(function) + ": " + m.folder + " is " + kind_noun(m.kind) +
-                                          ", not a sparse (SPLADE) embedding model");
+  if (!m.embedder || (m.kind != SIEVE_KIND_SPARSE && !m.embedder->info().sparse_head)) {
+    wrong_kind(m, function, "a sparse (SPLADE) embedding model");
   }
   return *m.embedder;
 }
 
 const Reranker& reranker_of(const sieve_model* model, const char* function) {
   const sieve_model& m = model_of(model, function);
-  if (!m.reranker) {
-    throw CapiError(SIEVE_WRONG_KIND,
-                    std::string(function) + ": " + m.folder + " is " +
-                        (m.kind == SIEVE_KIND_SPARSE ? "a sparse (SPLADE) embedding model" : "an embedding model") +
-                        ", not a reranker");
-  }
+  if (!m.reranker) wrong_kind(m, function, "a reranker");
+  return *m.reranker;
+}
+
+// The classifier of sieve_classify and sieve_model_label: a reranker-kind model (a ColBERT model scores, but has no
+// labels).
+const Reranker& classifier_of(const sieve_model* model, const char* function) {
+  const sieve_model& m = model_of(model, function);
+  if (!m.reranker || m.kind == SIEVE_KIND_MULTI_VECTOR) wrong_kind(m, function, "a classifier");
   return *m.reranker;
 }
 
@@ -322,7 +328,7 @@ sieve_status* sieve_classify(const sieve_model* model, const sieve_text* texts, 
                              int32_t raw_scores, float* out, size_t out_capacity) {
   static constexpr const char* kFunction = "sieve_classify";
   return guarded(kFunction, [&] {
-    const sieve::Reranker& reranker = sieve::capi::reranker_of(model, kFunction);
+    const sieve::Reranker& reranker = sieve::capi::classifier_of(model, kFunction);
     const std::size_t labels = reranker.num_labels();
     require(count <= SIZE_MAX / labels, kFunction, "count * labels overflows size_t");
     const std::size_t needed = count * labels;
@@ -346,7 +352,7 @@ sieve_status* sieve_classify(const sieve_model* model, const sieve_text* texts, 
 sieve_status* sieve_model_label(const sieve_model* model, size_t index, const char** out) {
   static constexpr const char* kFunction = "sieve_model_label";
   return guarded(kFunction, [&] {
-    const sieve::Reranker& reranker = sieve::capi::reranker_of(model, kFunction);
+    const sieve::Reranker& reranker = sieve::capi::classifier_of(model, kFunction);
     require(out != nullptr, kFunction, "out is NULL");
     const auto& labels = reranker.labels();
     if (index >= labels.size()) {

@@ -59,6 +59,7 @@ int run_registry_info(const InfoArgs& args) {
         m["error"] = e.error;
       } else {
         m["kind"] = to_string(e.kind);
+        m["type"] = to_string(e.type);
         m["dimension"] = e.dimension;
         m["max_length"] = e.max_length;
         m["providers"] = e.providers;
@@ -120,6 +121,7 @@ int run_info(const InfoArgs& args) {
       doc["outputs"].push_back({{"name", t.name}, {"type", t.type}, {"shape", t.shape}});
     // "embedding" for every dense kind, as before pooled graphs were told apart.
     doc["kind"] = to_string(kind == ModelKind::kPooledEmbedding ? ModelKind::kEmbedding : kind);
+    doc["type"] = to_string(info.type);
     doc["output"] = info.output;
     if (reranker) {
       doc["labels"] = cross_encoder->num_labels();
@@ -153,6 +155,7 @@ int run_info(const InfoArgs& args) {
     std::cout << "output:      " << t.name << " " << t.type << shape_text(t.shape)
               << (t.name == info.output ? "  (used)" : "") << '\n';
   }
+  std::cout << "type:        " << to_string(info.type) << '\n';
   if (reranker && cross_encoder->is_llm_reranker()) {
     std::cout << "kind:        reranker (causal LM: P(yes) against no after its prompt, llm_reranker.json)\n"
               << "activation:  " << to_string(cross_encoder->activation()) << " of the yes-no log-odds\n";

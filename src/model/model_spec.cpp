@@ -115,7 +115,8 @@ std::size_t choose_logits(const OnnxSummary& onnx, const ModelFolder& folder, bo
 // The kind as the files and outputs tell it, before it is checked: a ColBERT (PyLate) folder; an LLM reranker where
 // llm_reranker.json describes one; a pair scorer where config.json "architectures" names a *ForSequenceClassification;
 // a sparse (SPLADE) model where modules.json has SpladePooling or the graph gives "sparse_embedding"; and then by the
-// outputs: a rank-2 "sentence_embedding" is a pooled embedding, a rank-3 output token states, a lone rank-2 "logits"
+// outputs: a rank-2 "sentence_embedding" is a pooled embedding, a rank-3 output token states (BGE-M3's where its
+// lexical weights "sparse_weights" or token vectors "colbert_vectors" come beside them), a lone rank-2 "logits"
 // a pair scorer, any other rank-2 output a pooled embedding. kCrossEncoder stands for every pair scorer here.
 Kind detect(const ModelFolder& folder, const OnnxSummary& onnx, bool llm) {
   if (folder.colbert) return Kind::kMultiVector;
@@ -124,7 +125,12 @@ Kind detect(const ModelFolder& folder, const OnnxSummary& onnx, bool llm) {
     return Kind::kCrossEncoder;
   }
   if (folder.splade_pooling || find_output(onnx, named("sparse_embedding", 2))) return Kind::kSparse;
-  if (find_output(onnx, named("sentence_embedding", 2)) || find_output(onnx, of_rank(3))) return Kind::kDense;
+  if (find_output(onnx, named("sentence_embedding", 2))) return Kind::kDense;
+  if (find_output(onnx, of_rank(3))) {
+    // BGE-M3's heads beside its token states.
+    const bool heads = find_output(onnx, named("sparse_weights", 2)) || find_output(onnx, named("colbert_vectors", 3));
+    return heads ? Kind::kBgeM3 : Kind::kDense;
+  }
   if (find_output(onnx, named("logits", 2))) return Kind::kCrossEncoder;
   if (find_output(onnx, of_rank(2))) return Kind::kDense;
   std::string list;
@@ -188,11 +194,8 @@ void plan_dense(const ModelFolder& f, ModelSpec& spec) {
 // BGE-M3's extra outputs beside the token states (FlagEmbedding's heads, exported by sieve-export export --task
 // bge-m3).
 void plan_bge_m3(const OnnxSummary& onnx, ModelSpec& spec) {
-  if (spec.pooled_by_model) return;
   spec.sparse_output = find_output(onnx, named("sparse_weights", 2));
   spec.token_output = find_output(onnx, named("colbert_vectors", 3));
-  if (!spec.sparse_output && !spec.token_output) return;
-  spec.kind = Kind::kBgeM3;
   if (spec.token_output) {
     const std::int64_t width = onnx.outputs[*spec.token_output].shape.back();
     spec.token_dimension = width > 0 ? static_cast<std::size_t>(width) : 0;
@@ -296,17 +299,17 @@ const char* kind_noun(Kind kind) noexcept {
   return "a model";
 }
 
-const char* kind_name(Kind kind) noexcept {
+const char* kind_commands(Kind kind) noexcept {
   switch (kind) {
-    case Kind::kDense: return "dense";
-    case Kind::kSparse: return "sparse";
-    case Kind::kMultiVector: return "multi-vector";
-    case Kind::kBgeM3: return "bge-m3";
-    case Kind::kCrossEncoder: return "cross-encoder";
-    case Kind::kClassifier: return "classifier";
-    case Kind::kLlmReranker: return "llm-reranker";
+    case Kind::kDense: return "sieve embed, sieve similarity or sieve index";
+    case Kind::kSparse: return "sieve embed --sparse";
+    case Kind::kMultiVector: return "sieve embed --multi-vector or sieve rerank";
+    case Kind::kBgeM3: return "sieve embed (with --sparse or --multi-vector for its other outputs) or sieve index";
+    case Kind::kCrossEncoder:
+    case Kind::kClassifier: return "sieve rerank or sieve classify";
+    case Kind::kLlmReranker: return "sieve rerank";
   }
-  return "dense";
+  return "sieve info";
 }
 
 bool scores_pairs(Kind kind) noexcept {
@@ -369,7 +372,7 @@ ModelSpec resolve_model(const ModelFolder& folder, const OnnxSummary& onnx, cons
                                ? std::vector<Pooling>{*options.pooling}
                                : (folder.pooling ? folder.pooling->modes() : std::vector<Pooling>{Pooling::kMean});
       plan_dense(folder, spec);
-      plan_bge_m3(onnx, spec);
+      if (spec.kind == Kind::kBgeM3) plan_bge_m3(onnx, spec);
     }
   }
   spec.max_length = resolve_max_length(folder, spec.kind, spec.llm, options.max_length);
@@ -414,3 +417,20 @@ std::string describe_kind(const ModelFolder& folder, Kind kind) {
 }
 
 }  // namespace sieve::model
+
+namespace sieve {
+
+const char* to_string(ModelType type) noexcept {
+  switch (type) {
+    case ModelType::kDense: return "dense";
+    case ModelType::kSparse: return "sparse";
+    case ModelType::kMultiVector: return "multi-vector";
+    case ModelType::kBgeM3: return "bge-m3";
+    case ModelType::kCrossEncoder: return "cross-encoder";
+    case ModelType::kClassifier: return "classifier";
+    case ModelType::kLlmReranker: return "llm-reranker";
+  }
+  return "dense";
+}
+
+}  // namespace sieve

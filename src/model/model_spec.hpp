@@ -13,22 +13,15 @@
 
 namespace sieve::model {
 
-// Every kind of model Sieve runs. A model's kind is decided once, by resolve_model(); the registry's ModelKind, the
-// C ABI's sieve_model_kind, the server's roles and `sieve info` are views of it.
-enum class Kind {
-  kDense,         // one vector per text: token states pooled by Sieve, or pooled by the graph (pooled_by_model)
-  kSparse,        // a learned sparse (SPLADE) model: a weight per vocabulary entry
-  kMultiVector,   // a ColBERT model (PyLate's layout): a vector per token; reranks by MaxSim
-  kBgeM3,         // BGE-M3: dense vectors, and lexical weights and token vectors from the same run
-  kCrossEncoder,  // a sequence classifier with one label: a relevance score per (query, document) pair
-  kClassifier,    // a sequence classifier with several labels (sentiment, NLI, ...)
-  kLlmReranker,   // a causal LM prompted for "yes" or "no" (llm_reranker.json)
-};
+// Every kind of model Sieve runs (the public ModelType). A model's kind is decided once, by resolve_model(); the
+// registry's ModelKind, the C ABI's sieve_model_kind, the server's roles and `sieve info` are views of it.
+using Kind = ModelType;
 
 // "a dense embedding model", "a cross-encoder", ... for messages.
 const char* kind_noun(Kind kind) noexcept;
-// "dense", "sparse", "multi-vector", "bge-m3", "cross-encoder", "classifier", "llm-reranker".
-const char* kind_name(Kind kind) noexcept;
+// The commands that serve a model of `kind`, for a message that refuses another: "sieve embed, sieve similarity or
+// sieve index", "sieve embed --sparse", "sieve rerank", ...
+const char* kind_commands(Kind kind) noexcept;
 // The kinds loaded as a Reranker (pair scorers, and ColBERT models, which rerank by MaxSim).
 bool loads_as_reranker(Kind kind) noexcept;
 // The kinds that score (query, document) pairs with a head (cross-encoders, classifiers, LLM rerankers).

@@ -9,9 +9,9 @@
 #include "model/model_spec.hpp"
 #include "model/modules/normalize_module.hpp"
 #include "model/token_ids.hpp"
-#include "pipeline/batching.hpp"
 #include "pipeline/model_inputs.hpp"
 #include "pipeline/pooling.hpp"
+#include "pipeline/runner.hpp"
 #include "runtime/environment.hpp"
 #include "runtime/session.hpp"
 #include "sieve/embedder.hpp"
@@ -79,14 +79,13 @@ std::vector<float> apply_vector_modules(const std::vector<const model::VectorMod
 struct Embedder::Impl {
   model::ModelFolder folder;
   Tokenizer tokenizer;
-  runtime::Session session;
+  pipeline::Runner runner;  // the session and its inputs
   ModelInfo info;
   // What the model is: its kind, the output it reads (spec.output), the modules applied to each pooled vector before
   // it leaves run_batch() (spec.vector_modules: all of modules.json's vector modules but a trailing Normalize, which
   // is info.normalize, applied after Matryoshka truncation as the option is), a ColBERT model's token modules and
   // BGE-M3's heads.
   model::ModelSpec spec;
-  pipeline::InputSlots slots;
   std::size_t batch_size = 32;
   std::optional<std::size_t> dimensions;
   InvalidUtf8 invalid_utf8 = InvalidUtf8::kError;
@@ -95,7 +94,7 @@ struct Embedder::Impl {
   mutable std::unique_ptr<Tokenizer> left_tokenizer;
 
   Impl(model::ModelFolder f, model::ModelSpec p, Tokenizer t, runtime::Session s)
-      : folder(std::move(f)), tokenizer(std::move(t)), session(std::move(s)), spec(std::move(p)) {}
+      : folder(std::move(f)), tokenizer(std::move(t)), runner(std::move(s), folder.onnx_file), spec(std::move(p)) {}
 
   // A ColBERT model: queries are tokenized to their own length; the marker
   // tokens, the expansion token and the documents' skip list as ids.
@@ -110,12 +109,8 @@ struct Embedder::Impl {
   void plan_sparse(const EmbedderOptions& options);
   void plan_multi_vector(const EmbedderOptions& options);
   void plan_heads();
-  // One ORT run per length-sorted batch of `encoded`, reading `output`;
-  // `take` gets each batch row's encoding, its input index, its row and the output.
-  template <typename Take>
-  void run_batches(const std::vector<const Encoding*>& encoded, std::size_t output_index, EmbedTimings& t,
-                   Take take) const;
-  [[nodiscard]] std::vector<Encoding> encode_late(std::span<const std::string_view> texts, TextRole role) const;
+  [[nodiscard]] std::vector<Encoding> encode_late(std::span<const std::string_view> texts, TextRole role,
+                                                  std::size_t threads) const;
 
   [[nodiscard]] const Tokenizer& tokenizer_for(Direction direction) const {
     if (direction == Direction::kRight) return tokenizer;
@@ -251,47 +246,14 @@ void Embedder::Impl::plan_heads() {
   std::sort(unused_tokens.begin(), unused_tokens.end());
 }
 
-template <typename Take>
-void Embedder::Impl::run_batches(const std::vector<const Encoding*>& encoded, std::size_t output_index, EmbedTimings& t,
-                                 Take take) const {
-  std::vector<std::size_t> lengths;
-  lengths.reserve(encoded.size());
-  for (const Encoding* e : encoded) lengths.push_back(e->size());
-  const auto plan = pipeline::plan_batches(lengths, batch_size);
-  std::vector<const Encoding*> batch;
-  pipeline::BatchTensors tensors;
-  for (const auto& [begin, end] : plan.batches) {
-    auto start = Clock::now();
-    batch.clear();
-    for (std::size_t k = begin; k < end; ++k) {
-      batch.push_back(encoded[plan.order[k]]);
-      t.tokens += encoded[plan.order[k]]->size();
-    }
-    tensors.fill(batch, slots);
-    const auto seq = static_cast<std::size_t>(tensors.shape[1]);
-    t.padded_tokens += batch.size() * seq;
-    t.prepare_seconds += seconds_since(start);
-    start = Clock::now();
-    const auto out = session.run(tensors.inputs(slots), output_index);
-    t.run_seconds += seconds_since(start);
-    start = Clock::now();
-    const auto& s = out.shape();
-    if (s.size() < 2 || s[0] != tensors.shape[0] || s[1] != tensors.shape[1]) {
-      throw Error(ErrorCode::kRuntime, "model output \"" + session.outputs()[output_index].name + "\" has shape " +
-                                           shape_text(s) + " for an input of shape " + shape_text(tensors.shape));
-    }
-    for (std::size_t row = 0; row < batch.size(); ++row) take(*batch[row], plan.order[begin + row], row, seq, out);
-    t.pool_seconds += seconds_since(start);
-    ++t.batches;
-  }
-}
-
 // PyLate's tokenization: the text cut to its length less the marker, the
 // marker put after the first token, and queries expanded to their length.
-std::vector<Encoding> Embedder::Impl::encode_late(std::span<const std::string_view> texts, TextRole role) const {
+std::vector<Encoding> Embedder::Impl::encode_late(std::span<const std::string_view> texts, TextRole role,
+                                                  std::size_t threads) const {
   const bool query = role == TextRole::kQuery;
   const Tokenizer& t = query ? *query_tokenizer : tokenizer;
-  std::vector<Encoding> encodings = t.encode_each(texts, true, 0);
+  // Queries and documents are cut to their lengths, as PyLate cuts them.
+  std::vector<Encoding> encodings = t.encode_each(texts, true, threads);
   const auto prefix = query ? query_prefix_id : document_prefix_id;
   const auto& mv = info.multi_vector;
   for (Encoding& e : encodings) {
@@ -331,25 +293,26 @@ Embedder Embedder::load(const std::filesystem::path& folder_path, const Embedder
   if (const model::Kind kind = model::detect_kind(folder, summary); model::scores_pairs(kind)) {
     throw Error(ErrorCode::kUnsupported,
                 folder.root.string() + ": is " + model::describe_kind(folder, kind) +
-                    ", not an embedding model: it scores texts and gives no vectors; use sieve rerank or sieve "
-                    "classify (a Reranker in the libraries)");
+                    ", not an embedding model: it scores texts and gives no vectors; use " +
+                    model::kind_commands(kind) + " (a Reranker in the libraries)");
   }
   model::check_token_ids(folder, summary, tokenizer);
   model::ModelSpec spec = model::resolve_model(folder, summary, {options.max_length, options.pooling});
   runtime::Session session(folder.onnx_file, options.runtime);
   auto impl = std::make_unique<Impl>(std::move(folder), std::move(spec), std::move(tokenizer), std::move(session));
+  const runtime::Session& live = impl->runner.session();
   const auto& f = impl->folder;
   const auto& onnx = f.onnx_file;
   const model::ModelSpec& s = impl->spec;
 
-  impl->slots = pipeline::find_encoder_inputs(impl->session.inputs(), onnx);
-  const auto& out = pipeline::output_at(impl->session, s.output, s.output_name, onnx);
+  const auto& out = pipeline::output_at(live, s.output, s.output_name, onnx);
 
   ModelInfo& info = impl->info;
   info.folder = f.root;
   info.onnx_file = onnx;
-  for (const auto& in : impl->session.inputs()) info.inputs.push_back({in.name, type_name(in.type), in.shape});
-  for (const auto& o : impl->session.outputs()) info.outputs.push_back({o.name, type_name(o.type), o.shape});
+  for (const auto& in : live.inputs()) info.inputs.push_back({in.name, type_name(in.type), in.shape});
+  for (const auto& o : live.outputs()) info.outputs.push_back({o.name, type_name(o.type), o.shape});
+  info.type = s.kind;
   info.output = out.name;
   info.pooled_by_model = s.pooled_by_model;
   if (!s.pooling_modes.empty()) info.pooling_modes = s.pooling_modes;
@@ -386,8 +349,8 @@ Embedder Embedder::load(const std::filesystem::path& folder_path, const Embedder
     throw Error(ErrorCode::kInvalidArgument, "max length " + std::to_string(max_length) + " leaves no room for text");
   }
   info.max_length = max_length;
-  info.providers = impl->session.providers();
-  info.intra_op_threads = impl->session.intra_op_threads();
+  info.providers = live.providers();
+  info.intra_op_threads = live.intra_op_threads();
   info.onnxruntime_version = runtime::onnxruntime_version();
   auto fusion = model::describe_fusion(info.onnx_file);
   info.fused_operators = std::move(fusion.fused);
@@ -505,34 +468,22 @@ std::vector<float> Embedder::run_batch(std::span<const EncodedText* const> input
   EmbedTimings& t = timings != nullptr ? *timings : local;
   if (inputs.empty()) return {};
 
-  auto start = Clock::now();
   std::vector<const Encoding*> encodings;
   encodings.reserve(inputs.size());
-  for (const EncodedText* input : inputs) {
-    encodings.push_back(&input->encoding);
-    t.tokens += input->encoding.size();
-  }
-  pipeline::BatchTensors tensors;
-  tensors.fill(encodings, m.slots);
-  const std::size_t batch = inputs.size();
-  const auto seq = static_cast<std::size_t>(tensors.shape[1]);
-  const auto model_inputs = tensors.inputs(m.slots);
-  t.padded_tokens += batch * seq;
-  t.prepare_seconds += seconds_since(start);
+  for (const EncodedText* input : inputs) encodings.push_back(&input->encoding);
+  const pipeline::RunOutput run = m.runner.run(encodings, m.spec.output, !m.info.pooled_by_model, &t);
+  const runtime::FloatOutput& output = run.output;
+  const std::size_t batch = run.rows;
+  const std::size_t seq = run.sequence;
+  const std::vector<std::int64_t>& attention = run.mask;
 
-  start = Clock::now();
-  const auto output = m.session.run(model_inputs, m.spec.output);
-  t.run_seconds += seconds_since(start);
-
-  start = Clock::now();
+  const auto start = Clock::now();
   const auto& s = output.shape();
-  const auto& shape = tensors.shape;
   const std::size_t dim = s.empty() ? 0 : static_cast<std::size_t>(s.back());
-  const bool shape_ok = m.info.pooled_by_model ? (s.size() == 2 && s[0] == shape[0])
-                                               : (s.size() == 3 && s[0] == shape[0] && s[1] == shape[1]);
-  if (!shape_ok || dim == 0 || (m.spec.graph_width != 0 && dim != m.spec.graph_width)) {
-    throw Error(ErrorCode::kRuntime, "model output \"" + m.info.output + "\" has shape " + shape_text(s) +
-                                         " for an input of shape " + shape_text(shape));
+  if (s.size() != (m.info.pooled_by_model ? 2U : 3U) || dim == 0 ||
+      (m.spec.graph_width != 0 && dim != m.spec.graph_width)) {
+    throw Error(ErrorCode::kRuntime, "model output \"" + m.info.output + "\" has shape " + shape_text(s) + " for " +
+                                         std::to_string(batch) + " inputs of " + std::to_string(seq) + " tokens");
   }
   if (m.info.pooled_by_model) {
     std::vector<float> rows(output.data(), output.data() + batch * dim);
@@ -541,7 +492,7 @@ std::vector<float> Embedder::run_batch(std::span<const EncodedText* const> input
   }
   if (m.info.output_kind == OutputKind::kSparse) {
     std::vector<float> rows(batch * dim);
-    pipeline::splade_pool(output.data(), batch, seq, dim, tensors.mask.data(), m.info.sparse_pooling, rows.data());
+    pipeline::splade_pool(output.data(), batch, seq, dim, attention.data(), m.info.sparse_pooling, rows.data());
     t.pool_seconds += seconds_since(start);
     return rows;
   }
@@ -549,7 +500,7 @@ std::vector<float> Embedder::run_batch(std::span<const EncodedText* const> input
   for (const EncodedText* input : inputs) has_prompt = has_prompt || input->prompt_tokens > 0;
   std::vector<std::int64_t> prompt_mask;
   if (has_prompt) {
-    prompt_mask = tensors.mask;
+    prompt_mask = attention;
     for (std::size_t row = 0; row < batch; ++row) {
       std::fill_n(prompt_mask.begin() + static_cast<std::ptrdiff_t>(row * seq),
                   std::min(inputs[row]->prompt_tokens, seq), 0);
@@ -564,7 +515,7 @@ std::vector<float> Embedder::run_batch(std::span<const EncodedText* const> input
     const Pooling mode = m.info.pooling_modes[k];
     // Last-token pooling picks a position that the prompt mask does not move.
     const bool mask_prompt = has_prompt && mode != Pooling::kLastToken;
-    const std::int64_t* mask = mask_prompt ? prompt_mask.data() : tensors.mask.data();
+    const std::int64_t* mask = mask_prompt ? prompt_mask.data() : attention.data();
     float* target = modes == 1 ? pooled.data() : block.data();
     pipeline::pool(output.data(), batch, seq, dim, mask, mode, target);
     if (mask_prompt && mode == Pooling::kCls) {
@@ -604,26 +555,24 @@ namespace {
 // Runs the inputs in length-sorted batches; `take` gets each batch's pooled
 // rows (run_batch()) and the input index of each row.
 template <typename Take>
-void for_each_batch(const Embedder& embedder, std::size_t batch_size, const std::vector<EncodedText>& encoded,
-                    EmbedTimings& t, Take take) {
+void for_each_pooled_batch(const Embedder& embedder, std::size_t batch_size, const std::vector<EncodedText>& encoded,
+                           EmbedTimings& t, Take take) {
   std::vector<std::size_t> lengths;
   lengths.reserve(encoded.size());
   for (const EncodedText& e : encoded) lengths.push_back(e.encoding.size());
-  const auto plan = pipeline::plan_batches(lengths, batch_size);
   std::vector<const EncodedText*> batch;
-  for (const auto& [begin, end] : plan.batches) {
+  pipeline::for_each_batch(lengths, batch_size, [&](std::span<const std::size_t> rows) {
     batch.clear();
-    for (std::size_t k = begin; k < end; ++k) batch.push_back(&encoded[plan.order[k]]);
+    for (const std::size_t i : rows) batch.push_back(&encoded[i]);
     const std::vector<float> pooled = embedder.run_batch(batch, &t);
     const auto start = Clock::now();
-    take(pooled, std::span<const std::size_t>(plan.order).subspan(begin, end - begin));
+    take(pooled, rows);
     t.pool_seconds += seconds_since(start);
-    ++t.batches;
-  }
+  });
 }
 
 // What a call that wants another kind of output than the model's is told.
-[[noreturn]] void refuse_output_kind(const ModelInfo& info, OutputKind wanted) {
+[[noreturn]] void refuse_output_kind(const ModelInfo& info, model::Kind kind, OutputKind wanted) {
   if (info.output_kind == OutputKind::kSparse) {
     throw Error(ErrorCode::kUnsupported,
                 info.folder.string() +
@@ -634,12 +583,13 @@ void for_each_batch(const Embedder& embedder, std::size_t batch_size, const std:
                                              " is a late-interaction (ColBERT) model: ask for token vectors (sieve "
                                              "embed --multi-vector, POST /embed_all) or rerank with it");
   }
+  const std::string use = std::string("; use ") + model::kind_commands(kind);
   if (wanted == OutputKind::kMultiVector) {
     throw Error(ErrorCode::kUnsupported,
-                info.folder.string() + " is a dense embedding model: token vectors come from ColBERT models");
+                info.folder.string() + " is a dense embedding model: token vectors come from ColBERT models" + use);
   }
   throw Error(ErrorCode::kUnsupported,
-              info.folder.string() + " is a dense embedding model: sparse vectors come from SPLADE models");
+              info.folder.string() + " is a dense embedding model: sparse vectors come from SPLADE models" + use);
 }
 
 }  // namespace
@@ -651,7 +601,7 @@ Embeddings Embedder::embed(std::span<const std::string_view> texts, EmbedTimings
 Embeddings Embedder::embed(std::span<const std::string_view> texts, const EmbedOptions& options,
                            EmbedTimings* timings) const {
   const Impl& m = *impl_;
-  if (m.info.output_kind != OutputKind::kDense) refuse_output_kind(m.info, OutputKind::kDense);
+  if (m.info.output_kind != OutputKind::kDense) refuse_output_kind(m.info, m.spec.kind, OutputKind::kDense);
   const std::size_t keep = options.dimensions.value_or(m.dimensions.value_or(m.info.model_dimension));
   if (keep == 0 || keep > m.info.model_dimension) {
     throw Error(ErrorCode::kInvalidArgument, "dimensions " + std::to_string(keep) +
@@ -675,7 +625,7 @@ Embeddings Embedder::embed(std::span<const std::string_view> texts, const EmbedO
   result.dimension = keep;
   result.data.resize(result.rows * keep);
   std::size_t done = 0;
-  for_each_batch(*this, options.batch_size > 0 ? options.batch_size : m.batch_size, encoded, t,
+  for_each_pooled_batch(*this, options.batch_size > 0 ? options.batch_size : m.batch_size, encoded, t,
                  [&](const std::vector<float>& pooled, std::span<const std::size_t> rows) {
                    const std::size_t dim = pooled.size() / rows.size();
                    for (std::size_t row = 0; row < rows.size(); ++row) {
@@ -718,7 +668,7 @@ std::vector<SparseVector> Embedder::embed_sparse(std::span<const std::string_vie
                                                  EmbedTimings* timings) const {
   const Impl& m = *impl_;
   if (m.info.output_kind != OutputKind::kSparse && !m.info.sparse_head) {
-    refuse_output_kind(m.info, OutputKind::kSparse);
+    refuse_output_kind(m.info, m.spec.kind, OutputKind::kSparse);
   }
   EmbedTimings local;
   EmbedTimings& t = timings != nullptr ? *timings : local;
@@ -726,43 +676,25 @@ std::vector<SparseVector> Embedder::embed_sparse(std::span<const std::string_vie
   const std::vector<EncodedText> encoded = encode(texts);
   t.tokenize_seconds += seconds_since(start);
   if (m.info.output_kind != OutputKind::kSparse) {
-    // BGE-M3's lexical weights: each token id's largest weight over the
-    // text's tokens, the special tokens left out (as FlagEmbedding).
-    std::vector<const Encoding*> pointers;
-    for (const EncodedText& e : encoded) pointers.push_back(&e.encoding);
+    // BGE-M3's lexical weights, from their own output.
+    std::vector<std::size_t> lengths;
+    lengths.reserve(encoded.size());
+    for (const EncodedText& e : encoded) lengths.push_back(e.encoding.size());
     std::vector<SparseVector> result(texts.size());
-    const float floor = std::max(options.min_weight, 0.0F);
-    std::vector<std::pair<std::uint32_t, float>> entries;
-    m.run_batches(
-        pointers, *m.spec.sparse_output, t,
-        [&](const Encoding& e, std::size_t index, std::size_t row, std::size_t seq, const runtime::FloatOutput& out) {
-          if (out.shape().size() != 2) {
-            throw Error(ErrorCode::kRuntime, "model output \"sparse_weights\" has shape " + shape_text(out.shape()));
-          }
-          entries.clear();
-          for (std::size_t i = 0; i < e.size(); ++i) {
-            const float w = out.data()[row * seq + i];
-            if (w > floor && !std::binary_search(m.unused_tokens.begin(), m.unused_tokens.end(), e.ids[i])) {
-              entries.emplace_back(e.ids[i], w);
-            }
-          }
-          std::sort(entries.begin(), entries.end());
-          SparseVector v;
-          for (const auto& [id, w] : entries) {
-            if (!v.ids.empty() && v.ids.back() == id) {
-              v.weights.back() = std::max(v.weights.back(), w);
-            } else {
-              v.ids.push_back(id);
-              v.weights.push_back(w);
-            }
-          }
-          keep_top_k(v, options.top_k);
-          result[index] = std::move(v);
-        });
+    std::vector<const EncodedText*> batch;
+    pipeline::for_each_batch(lengths, m.batch_size, [&](std::span<const std::size_t> rows) {
+      batch.clear();
+      for (const std::size_t i : rows) batch.push_back(&encoded[i]);
+      std::vector<SparseVector> weights = run_lexical_batch(batch, &t);
+      for (std::size_t row = 0; row < rows.size(); ++row) {
+        prune(weights[row], options);
+        result[rows[row]] = std::move(weights[row]);
+      }
+    });
     return result;
   }
   std::vector<SparseVector> result(texts.size());
-  for_each_batch(*this, m.batch_size, encoded, t,
+  for_each_pooled_batch(*this, m.batch_size, encoded, t,
                  [&](const std::vector<float>& pooled, std::span<const std::size_t> rows) {
                    const std::size_t dim = pooled.size() / rows.size();
                    for (std::size_t row = 0; row < rows.size(); ++row) {
@@ -772,67 +704,154 @@ std::vector<SparseVector> Embedder::embed_sparse(std::span<const std::string_vie
   return result;
 }
 
-std::vector<TokenVectors> Embedder::embed_tokens(std::span<const std::string_view> texts, TextRole role,
-                                                 EmbedTimings* timings) const {
+std::vector<SparseVector> Embedder::run_lexical_batch(std::span<const EncodedText* const> inputs,
+                                                      EmbedTimings* timings) const {
   const Impl& m = *impl_;
-  const bool late = m.info.output_kind == OutputKind::kMultiVector;
-  if (!late && !m.info.token_head) refuse_output_kind(m.info, OutputKind::kMultiVector);
+  if (!m.spec.sparse_output) refuse_output_kind(m.info, m.spec.kind, OutputKind::kSparse);
   EmbedTimings local;
   EmbedTimings& t = timings != nullptr ? *timings : local;
+  if (inputs.empty()) return {};
+  std::vector<const Encoding*> encodings;
+  encodings.reserve(inputs.size());
+  for (const EncodedText* input : inputs) encodings.push_back(&input->encoding);
+  const pipeline::RunOutput run = m.runner.run(encodings, *m.spec.sparse_output, true, &t);
   const auto start = Clock::now();
-  // A ColBERT model tokenizes each side its own way; BGE-M3 as for its dense vectors.
-  std::vector<Encoding> own;
-  std::vector<EncodedText> plain;
-  std::vector<const Encoding*> encoded;
-  if (late) {
-    own = m.encode_late(texts, role);
-    for (const Encoding& e : own) encoded.push_back(&e);
-  } else {
-    plain = encode(texts);
-    for (const EncodedText& e : plain) encoded.push_back(&e.encoding);
+  if (run.output.shape().size() != 2) {
+    throw Error(ErrorCode::kRuntime, "model output \"sparse_weights\" has shape " + shape_text(run.output.shape()));
   }
-  t.tokenize_seconds += seconds_since(start);
+  // Each token id's largest weight over the text's tokens, the special
+  // tokens left out (as FlagEmbedding).
+  std::vector<SparseVector> result(inputs.size());
+  std::vector<std::pair<std::uint32_t, float>> entries;
+  for (std::size_t row = 0; row < encodings.size(); ++row) {
+    const Encoding& e = *encodings[row];
+    entries.clear();
+    for (std::size_t i = 0; i < e.size(); ++i) {
+      const float w = run.output.data()[row * run.sequence + i];
+      if (w > 0 && !std::binary_search(m.unused_tokens.begin(), m.unused_tokens.end(), e.ids[i])) {
+        entries.emplace_back(e.ids[i], w);
+      }
+    }
+    std::sort(entries.begin(), entries.end());
+    SparseVector& v = result[row];
+    for (const auto& [id, w] : entries) {
+      if (!v.ids.empty() && v.ids.back() == id) {
+        v.weights.back() = std::max(v.weights.back(), w);
+      } else {
+        v.ids.push_back(id);
+        v.weights.push_back(w);
+      }
+    }
+  }
+  t.pool_seconds += seconds_since(start);
+  return result;
+}
 
+std::vector<TokenInput> Embedder::encode_tokens(std::span<const std::string_view> texts, TextRole role, bool truncate,
+                                                std::size_t threads) const {
+  const Impl& m = *impl_;
+  const bool late = m.info.output_kind == OutputKind::kMultiVector;
+  if (!late && !m.info.token_head) refuse_output_kind(m.info, m.spec.kind, OutputKind::kMultiVector);
+  std::vector<TokenInput> out;
+  out.reserve(texts.size());
+  // A ColBERT model tokenizes each side its own way; BGE-M3 as for its dense vectors.
+  if (late) {
+    for (Encoding& e : m.encode_late(texts, role, threads)) out.push_back({std::move(e), role});
+  } else {
+    EncodeOptions options;
+    options.truncate = truncate;
+    options.threads = threads;
+    for (EncodedText& e : encode(texts, options)) out.push_back({std::move(e.encoding), role});
+  }
+  return out;
+}
+
+std::vector<TokenVectors> Embedder::run_token_batch(std::span<const TokenInput* const> inputs,
+                                                    EmbedTimings* timings) const {
+  const Impl& m = *impl_;
+  const bool late = m.info.output_kind == OutputKind::kMultiVector;
+  if (!late && !m.info.token_head) refuse_output_kind(m.info, m.spec.kind, OutputKind::kMultiVector);
+  EmbedTimings local;
+  EmbedTimings& t = timings != nullptr ? *timings : local;
+  if (inputs.empty()) return {};
+  std::vector<const Encoding*> encodings;
+  encodings.reserve(inputs.size());
+  for (const TokenInput* input : inputs) encodings.push_back(&input->encoding);
+  const std::size_t output = late ? m.spec.output : *m.spec.token_output;
+  const pipeline::RunOutput run = m.runner.run(encodings, output, true, &t);
+  const auto start = Clock::now();
+  const auto& s = run.output.shape();
+  const std::size_t expected = late ? m.spec.graph_width : m.info.token_dimension;
+  const auto width = static_cast<std::size_t>(s.size() == 3 ? s[2] : 0);
+  if (width == 0 || (expected != 0 && width != expected)) {
+    throw Error(ErrorCode::kRuntime,
+                "model output \"" + m.runner.session().outputs()[output].name + "\" has shape " + shape_text(s));
+  }
   // Which tokens give a vector. ColBERT: a query's every token (expansion
   // included, attended to or not) or its real ones; a document's real ones
   // less the skip list. BGE-M3: every real token but the first.
-  const bool query = role == TextRole::kQuery;
-  const bool keep_expansion = query && m.info.multi_vector.query_expansion;
-  const auto keep = [&](const Encoding& e, std::size_t i) {
+  const auto keep = [&](const Encoding& e, std::size_t i, bool query) {
     if (!late) return i > 0;
-    if (keep_expansion) return true;
+    if (query && m.info.multi_vector.query_expansion) return true;
     if (e.attention_mask[i] == 0) return false;
     return query || !std::binary_search(m.skiplist.begin(), m.skiplist.end(), e.ids[i]);
   };
-  const std::size_t output = late ? m.spec.output : *m.spec.token_output;
-  const std::size_t expected = late ? m.spec.graph_width : m.info.token_dimension;
-  std::vector<TokenVectors> result(texts.size());
-  m.run_batches(
-      encoded, output, t,
-      [&](const Encoding& e, std::size_t index, std::size_t row, std::size_t seq, const runtime::FloatOutput& out) {
-        const auto& s = out.shape();
-        const auto width = static_cast<std::size_t>(s.size() == 3 ? s[2] : 0);
-        if (width == 0 || (expected != 0 && width != expected)) {
-          throw Error(ErrorCode::kRuntime,
-                      "model output \"" + m.session.outputs()[output].name + "\" has shape " + shape_text(s));
-        }
-        TokenVectors v;
-        std::vector<float> states;
-        for (std::size_t i = 0; i < e.size(); ++i) {
-          if (!keep(e, i)) continue;
-          const float* state = out.data() + (row * seq + i) * width;
-          states.insert(states.end(), state, state + width);
-          v.ids.push_back(e.ids[i]);
-        }
-        v.rows = v.ids.size();
-        v.dimension = late ? m.info.model_dimension : width;
-        v.data = late ? apply_vector_modules(m.spec.token_modules, std::move(states), v.rows, width) : std::move(states);
-        for (std::size_t r = 0; r < v.rows; ++r) {
-          pipeline::l2_normalize(v.data.data() + r * v.dimension, v.dimension);
-        }
-        result[index] = std::move(v);
-      });
+  std::vector<TokenVectors> result(inputs.size());
+  for (std::size_t row = 0; row < inputs.size(); ++row) {
+    const Encoding& e = inputs[row]->encoding;
+    const bool query = inputs[row]->role == TextRole::kQuery;
+    TokenVectors& v = result[row];
+    std::vector<float> states;
+    for (std::size_t i = 0; i < e.size(); ++i) {
+      if (!keep(e, i, query)) continue;
+      const float* state = run.output.data() + (row * run.sequence + i) * width;
+      states.insert(states.end(), state, state + width);
+      v.ids.push_back(e.ids[i]);
+    }
+    v.rows = v.ids.size();
+    v.dimension = late ? m.info.model_dimension : width;
+    v.data = late ? apply_vector_modules(m.spec.token_modules, std::move(states), v.rows, width) : std::move(states);
+    for (std::size_t r = 0; r < v.rows; ++r) pipeline::l2_normalize(v.data.data() + r * v.dimension, v.dimension);
+  }
+  t.pool_seconds += seconds_since(start);
   return result;
+}
+
+std::vector<TokenVectors> Embedder::embed_tokens(std::span<const std::string_view> texts, TextRole role,
+                                                 EmbedTimings* timings) const {
+  const Impl& m = *impl_;
+  EmbedTimings local;
+  EmbedTimings& t = timings != nullptr ? *timings : local;
+  const auto start = Clock::now();
+  const std::vector<TokenInput> encoded = encode_tokens(texts, role);
+  t.tokenize_seconds += seconds_since(start);
+  std::vector<std::size_t> lengths;
+  lengths.reserve(encoded.size());
+  for (const TokenInput& e : encoded) lengths.push_back(e.encoding.size());
+  std::vector<TokenVectors> result(texts.size());
+  std::vector<const TokenInput*> batch;
+  pipeline::for_each_batch(lengths, m.batch_size, [&](std::span<const std::size_t> rows) {
+    batch.clear();
+    for (const std::size_t i : rows) batch.push_back(&encoded[i]);
+    std::vector<TokenVectors> vectors = run_token_batch(batch, &t);
+    for (std::size_t row = 0; row < rows.size(); ++row) result[rows[row]] = std::move(vectors[row]);
+  });
+  return result;
+}
+
+void Embedder::prune(SparseVector& vector, const SparseOptions& options) {
+  if (options.min_weight > 0) {
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < vector.ids.size(); ++i) {
+      if (vector.weights[i] <= options.min_weight) continue;
+      vector.ids[kept] = vector.ids[i];
+      vector.weights[kept] = vector.weights[i];
+      ++kept;
+    }
+    vector.ids.resize(kept);
+    vector.weights.resize(kept);
+  }
+  keep_top_k(vector, options.top_k);
 }
 
 SparseVector Embedder::sparsify(std::span<const float> pooled, const SparseOptions& options) {

@@ -13,8 +13,8 @@
 #include "model/model_folder.hpp"
 #include "model/model_spec.hpp"
 #include "model/token_ids.hpp"
-#include "pipeline/batching.hpp"
 #include "pipeline/model_inputs.hpp"
+#include "pipeline/runner.hpp"
 #include "runtime/environment.hpp"
 #include "runtime/session.hpp"
 #include "sieve/error.hpp"
@@ -70,16 +70,15 @@ struct Reranker::Impl {
   std::vector<std::string> labels;
   ScoreActivation label_activation = ScoreActivation::kSoftmax;
   Tokenizer tokenizer;
-  runtime::Session session;
+  pipeline::Runner runner;  // the session and its inputs
   ModelInfo info;
-  pipeline::InputSlots slots;
   std::size_t num_labels = 1;
   std::size_t label = 0;
   ScoreActivation activation = ScoreActivation::kSigmoid;
   std::size_t batch_size = 32;
 
   Impl(model::ModelFolder f, model::ModelSpec p, Tokenizer t, runtime::Session s)
-      : folder(std::move(f)), spec(std::move(p)), tokenizer(std::move(t)), session(std::move(s)) {}
+      : folder(std::move(f)), spec(std::move(p)), tokenizer(std::move(t)), runner(std::move(s), folder.onnx_file) {}
 };
 
 Reranker::Reranker(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -105,18 +104,18 @@ Reranker Reranker::load(const fs::path& folder_path, const RerankerOptions& opti
   }
   // Decided before the (slow) session is made: a folder of another kind is refused at once.
   const auto summary = model::read_onnx_summary(folder.onnx_file);
-  if (!model::scores_pairs(model::detect_kind(folder, summary))) {
+  if (const model::Kind kind = model::detect_kind(folder, summary); !model::scores_pairs(kind)) {
     const auto& archs = folder.architectures;
+    const std::string use = std::string(" (it is ") + model::kind_noun(kind) + ": use it with " +
+                            model::kind_commands(kind) + ")";
     if (archs.empty()) {
       throw Error(ErrorCode::kUnsupported, folder.onnx_file.string() +
                                                ": not a cross-encoder: no float \"logits\" output of shape "
-                                               "[batch, labels]; outputs:" +
-                                               model::describe_outputs(summary));
+                                               "[batch, labels]" +
+                                               use + "; outputs:" + model::describe_outputs(summary));
     }
-    throw Error(ErrorCode::kUnsupported,
-                folder_path.string() + ": not a cross-encoder: config.json architectures are " + join(archs, ", ") +
-                    ", expected a *ForSequenceClassification model (an embedding model's folder? use it with sieve "
-                    "embed, sieve similarity or sieve index)");
+    throw Error(ErrorCode::kUnsupported, folder_path.string() + ": not a cross-encoder: config.json architectures are " +
+                                             join(archs, ", ") + ", expected a *ForSequenceClassification model" + use);
   }
   auto tokenizer = Tokenizer::from_file(folder.tokenizer_file);
   model::check_token_ids(folder, summary, tokenizer);
@@ -128,8 +127,8 @@ Reranker Reranker::load(const fs::path& folder_path, const RerankerOptions& opti
   const model::ModelSpec& s = impl->spec;
   const model::HeadConfig& head = s.head;
 
-  impl->slots = pipeline::find_encoder_inputs(impl->session.inputs(), onnx);
-  if (!s.llm && !impl->slots.token_type_ids && head.type_vocab_size.value_or(1) > 1 &&
+  const runtime::Session& live = impl->runner.session();
+  if (!s.llm && !impl->runner.slots().token_type_ids && head.type_vocab_size.value_or(1) > 1 &&
       tokenizer_gives_token_types(f.root)) {
     // A graph without token types embeds every token as type 0; where the
     // tokenizer marks the second text as type 1 and the model tells types
@@ -144,7 +143,7 @@ Reranker Reranker::load(const fs::path& folder_path, const RerankerOptions& opti
                       ", so every pair would be scored as one text; use a graph that takes token_type_ids");
     }
   }
-  const auto& out = pipeline::output_at(impl->session, s.output, s.output_name, onnx);
+  const auto& out = pipeline::output_at(live, s.output, s.output_name, onnx);
   impl->num_labels = s.dimension;
   if (s.llm) {
     impl->labels = {s.llm->no_token, s.llm->yes_token};
@@ -189,9 +188,10 @@ Reranker Reranker::load(const fs::path& folder_path, const RerankerOptions& opti
   ModelInfo& info = impl->info;
   info.folder = f.root;
   info.onnx_file = onnx;
-  for (const auto& in : impl->session.inputs())
+  for (const auto& in : live.inputs())
     info.inputs.push_back({in.name, pipeline::type_name(in.type), in.shape});
-  for (const auto& o : impl->session.outputs()) info.outputs.push_back({o.name, pipeline::type_name(o.type), o.shape});
+  for (const auto& o : live.outputs()) info.outputs.push_back({o.name, pipeline::type_name(o.type), o.shape});
+  info.type = s.kind;
   info.output = out.name;
   info.pooled_by_model = true;  // one row per pair
   info.normalize = false;
@@ -218,8 +218,8 @@ Reranker Reranker::load(const fs::path& folder_path, const RerankerOptions& opti
     throw Error(ErrorCode::kInvalidArgument, "max length " + std::to_string(max_length) + " leaves no room for text");
   }
   info.max_length = max_length;
-  info.providers = impl->session.providers();
-  info.intra_op_threads = impl->session.intra_op_threads();
+  info.providers = live.providers();
+  info.intra_op_threads = live.intra_op_threads();
   info.onnxruntime_version = runtime::onnxruntime_version();
   auto fusion = model::describe_fusion(info.onnx_file);
   info.fused_operators = std::move(fusion.fused);
@@ -270,7 +270,7 @@ void refuse_late_interaction(const std::unique_ptr<Embedder>& late) {
     throw Error(ErrorCode::kUnsupported, late->info().folder.string() +
                                              " is a late-interaction (ColBERT) model: it scores documents by MaxSim "
                                              "of token vectors (score, rerank), not (query, document) pairs, and "
-                                             "does not classify");
+                                             "does not classify; use sieve rerank or sieve embed --multi-vector");
   }
 }
 
@@ -341,7 +341,8 @@ namespace {
 
 void refuse_llm_classification(bool llm) {
   if (llm) {
-    throw Error(ErrorCode::kUnsupported, "an LLM reranker scores (query, document) pairs; it does not classify");
+    throw Error(ErrorCode::kUnsupported,
+                "an LLM reranker scores (query, document) pairs; it does not classify; use sieve rerank");
   }
 }
 
@@ -373,17 +374,14 @@ std::vector<float> Reranker::run_batch(std::span<const Encoding* const> pairs) c
   refuse_late_interaction(late_);
   const Impl& m = *impl_;
   if (pairs.empty()) return {};
-  pipeline::BatchTensors tensors;
-  tensors.fill(pairs, m.slots);
-  const auto inputs = tensors.inputs(m.slots);
-  const auto output = m.session.run(inputs, m.spec.output);
+  const pipeline::RunOutput run = m.runner.run(pairs, m.spec.output, false, nullptr);
+  const runtime::FloatOutput& output = run.output;
   const auto& s = output.shape();
   const std::size_t labels = m.num_labels;
-  if (s.size() != 2 || s[0] != tensors.shape[0] || s[1] != static_cast<std::int64_t>(labels)) {
+  if (s.size() != 2 || s[1] != static_cast<std::int64_t>(labels)) {
     throw Error(ErrorCode::kRuntime, "model output \"" + m.info.output + "\" has shape " + pipeline::shape_text(s) +
-                                         " for an input of shape " + pipeline::shape_text(tensors.shape) +
-                                         ", expected [" + std::to_string(tensors.shape[0]) + ", " +
-                                         std::to_string(labels) + "]");
+                                         " for " + std::to_string(run.rows) + " pairs, expected [" +
+                                         std::to_string(run.rows) + ", " + std::to_string(labels) + "]");
   }
   return {output.data(), output.data() + pairs.size() * labels};
 }
@@ -454,17 +452,16 @@ std::vector<float> Reranker::run_all(const std::vector<Encoding>& encodings, std
   std::vector<std::size_t> lengths;
   lengths.reserve(encodings.size());
   for (const Encoding& e : encodings) lengths.push_back(e.size());
-  const auto plan = pipeline::plan_batches(lengths, batch_size == 0 ? m.batch_size : batch_size);
   std::vector<const Encoding*> batch;
-  for (const auto& [begin, end] : plan.batches) {
+  pipeline::for_each_batch(lengths, batch_size == 0 ? m.batch_size : batch_size, [&](std::span<const std::size_t> rows) {
     batch.clear();
-    for (std::size_t k = begin; k < end; ++k) batch.push_back(&encodings[plan.order[k]]);
+    for (const std::size_t i : rows) batch.push_back(&encodings[i]);
     const std::vector<float> out = run_batch(batch);
     for (std::size_t row = 0; row < batch.size(); ++row) {
       std::copy_n(out.begin() + static_cast<std::ptrdiff_t>(row * labels), labels,
-                  logits.begin() + static_cast<std::ptrdiff_t>(plan.order[begin + row] * labels));
+                  logits.begin() + static_cast<std::ptrdiff_t>(rows[row] * labels));
     }
-  }
+  });
   return logits;
 }
 
@@ -483,15 +480,20 @@ std::vector<float> Reranker::score(std::string_view query, std::span<const std::
 std::vector<float> Reranker::score_pairs(std::span<const TextPair> pairs, std::size_t batch_size) const {
   std::vector<float> scores(pairs.size());
   if (late_) {
+    // Each distinct query is embedded once, however many documents it is paired with.
     std::vector<std::string_view> queries;
+    std::vector<std::size_t> query_of;
     std::vector<std::string_view> documents;
+    std::map<std::string_view, std::size_t> seen;
     for (const auto& [query, document] : pairs) {
-      queries.push_back(query);
+      const auto [it, added] = seen.emplace(query, queries.size());
+      if (added) queries.push_back(query);
+      query_of.push_back(it->second);
       documents.push_back(document);
     }
     const std::vector<TokenVectors> q = late_->embed_tokens(queries, TextRole::kQuery);
     const std::vector<TokenVectors> d = late_->embed_tokens(documents, TextRole::kDocument);
-    for (std::size_t i = 0; i < pairs.size(); ++i) scores[i] = maxsim(q[i], d[i]);
+    for (std::size_t i = 0; i < pairs.size(); ++i) scores[i] = maxsim(q[query_of[i]], d[i]);
     return scores;
   }
   const std::size_t labels = impl_->num_labels;

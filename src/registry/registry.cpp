@@ -236,6 +236,7 @@ struct ModelRegistry::Impl {
     entry.name = std::string(name);
     const Description d = describe_folder(folder, options);
     entry.kind = d.kind;
+    entry.type = d.spec.kind;
     entry.estimated_bytes = d.bytes;
 
     // As the loaders decide them, for a model not loaded yet.

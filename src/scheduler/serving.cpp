@@ -48,7 +48,48 @@ EmbeddingService::EmbeddingService(std::shared_ptr<const Embedder> embedder, con
           [model = embedder_.get()](std::span<const EncodedText* const> inputs) {
             return split_rows(model->run_batch(inputs), inputs.size());
           },
-          [](const EncodedText& input) { return input.encoding.size(); }, std::move(observer)) {}
+          [](const EncodedText& input) { return input.encoding.size(); }, observer) {
+  const ModelInfo& info = embedder_->info();
+  const Embedder* model = embedder_.get();
+  if (info.output_kind == OutputKind::kMultiVector || info.token_head) {
+    tokens_ = std::make_unique<BatchScheduler<TokenInput, TokenVectors>>(
+        options, [model](std::span<const TokenInput* const> inputs) { return model->run_token_batch(inputs); },
+        [](const TokenInput& input) { return input.encoding.size(); }, observer);
+  }
+  if (info.sparse_head) {
+    lexical_ = std::make_unique<BatchScheduler<EncodedText, SparseVector>>(
+        options, [model](std::span<const EncodedText* const> inputs) { return model->run_lexical_batch(inputs); },
+        [](const EncodedText& input) { return input.encoding.size(); }, observer);
+  }
+}
+
+std::size_t EmbeddingService::queued() const {
+  return scheduler_.queued() + (tokens_ ? tokens_->queued() : 0) + (lexical_ ? lexical_->queued() : 0);
+}
+
+void EmbeddingService::stop() {
+  scheduler_.stop();
+  if (tokens_) tokens_->stop();
+  if (lexical_) lexical_->stop();
+}
+
+std::vector<TokenInput> EmbeddingService::encode_tokens(std::span<const std::string_view> texts, TextRole role,
+                                                        bool truncate) const {
+  // One thread: the server tokenizes many requests at once on its own threads.
+  return embedder_->encode_tokens(texts, role, truncate, 1);
+}
+
+std::vector<TokenVectors> EmbeddingService::embed_tokens(std::vector<TokenInput> inputs,
+                                                         ServiceClock::time_point deadline,
+                                                         const std::function<bool()>& abandoned) {
+  if (!tokens_) {
+    throw Error(ErrorCode::kUnsupported, embedder_->info().folder.string() +
+                                             " gives no token vectors: they come from ColBERT models and BGE-M3");
+  }
+  if (inputs.empty()) return {};
+  auto ticket = tokens_->submit(std::move(inputs), deadline);
+  return wait_for(ticket, deadline, abandoned);
+}
 
 std::vector<EncodedText> EmbeddingService::encode(std::span<const std::string_view> texts,
                                                   const EncodeOptions& options) const {
@@ -115,6 +156,13 @@ Embeddings EmbeddingService::embed(std::vector<EncodedText> inputs, std::size_t 
 std::vector<SparseVector> EmbeddingService::embed_sparse(std::vector<EncodedText> inputs, const SparseOptions& options,
                                                          ServiceClock::time_point deadline,
                                                          const std::function<bool()>& abandoned) {
+  if (lexical_) {
+    if (inputs.empty()) return {};
+    auto ticket = lexical_->submit(std::move(inputs), deadline);
+    std::vector<SparseVector> result = wait_for(ticket, deadline, abandoned);
+    for (SparseVector& v : result) Embedder::prune(v, options);
+    return result;
+  }
   if (embedder_->info().output_kind != OutputKind::kSparse) {
     throw Error(ErrorCode::kUnsupported, "model is a dense embedding model: sparse vectors come from SPLADE models");
   }

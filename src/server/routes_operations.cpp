@@ -46,7 +46,9 @@ void add_operations_routes(Router& http, ServerState& state) {
       true);
   add_raw_route(http, state, "GET", "/metrics", ApiStyle::kPlain, [&state](const Request&, Response& res) {
     for (const ServedModel& m : state.models.all()) {
-      state.metrics.set_queue_depth(m.name, m.reranker ? m.reranker->queued() : m.embedding->queued());
+      state.metrics.set_queue_depth(m.name, (m.reranker ? m.reranker->queued() : 0) +
+                                                (m.embedding ? m.embedding->queued() : 0) +
+                                                (m.late ? m.late->queued() : 0));
     }
     std::string text = state.metrics.render();
     if (state.http != nullptr) append_connection_metrics(text, state.http->counters());

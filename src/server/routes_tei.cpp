@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/model_spec.hpp"
 #include "server/request_json.hpp"
 #include "server/response_budget.hpp"
 #include "server/routes.hpp"
@@ -46,25 +47,6 @@ std::vector<EncodedText> encode_inputs(ServerState& state, const json& body, con
     throw to_http_error(e, "inputs");
   }
   return encoded;
-}
-
-// An embedding model's outputs that bypass the batch scheduler (BGE-M3's
-// sparse and ColBERT heads) honour "truncate" as /embed does: with it off, an
-// input longer than the model's maximum is refused. Returns the number of
-// tokens of the inputs, as the model will take them.
-std::size_t count_tokens(ServerState& state, const json& body, const ServedModel& model,
-                         std::span<const std::string_view> texts) {
-  if (!model.embedding) return 0;
-  EncodeOptions options;
-  options.truncate = truncation_of(state, body);
-  options.threads = 1;
-  std::size_t tokens = 0;
-  try {
-    for (const EncodedText& e : model.embedding->embedder().encode(texts, options)) tokens += e.encoding.size();
-  } catch (const Error& e) {
-    throw to_http_error(e, "inputs");
-  }
-  return tokens;
 }
 
 std::string embed(ServerState& state, const Request& req) {
@@ -112,15 +94,21 @@ std::string embed_sparse(ServerState& state, const Request& req) {
     vectors =
         model.embedding->embed_sparse(std::move(encoded), options, state.deadline(), ServerState::client_gone(req));
   } else {
-    // BGE-M3's lexical weights come from their own output, outside the batch scheduler.
+    // BGE-M3's lexical weights, from their own output and their own queue.
     const Inputs inputs = read_inputs(body, "inputs", state.options.max_inputs, false);
     const std::vector<std::string_view> views(inputs.texts.begin(), inputs.texts.end());
-    (void)count_tokens(state, body, model, views);
+    std::vector<EncodedText> encoded;
     try {
-      vectors = model.embedding->embedder().embed_sparse(views, options);
+      const TokenizeTimer timer(state.metrics);
+      EncodeOptions encoding;
+      encoding.truncate = truncation_of(state, body);
+      encoding.threads = 1;
+      encoded = model.embedding->encode(views, encoding);
     } catch (const Error& e) {
       throw to_http_error(e, "inputs");
     }
+    vectors =
+        model.embedding->embed_sparse(std::move(encoded), options, state.deadline(), ServerState::client_gone(req));
   }
   const Tokenizer& tokenizer = model.tokenizer();
   std::function<std::string_view(std::uint32_t)> token;
@@ -145,15 +133,22 @@ std::string embed_all(ServerState& state, const Request& req) {
   const Inputs inputs = read_inputs(body, "inputs", state.options.max_inputs, false);
   const bool query = optional_bool(body, "query").value_or(false);
   const std::vector<std::string_view> views(inputs.texts.begin(), inputs.texts.end());
+  std::vector<TokenInput> encoded;
+  {
+    const TokenizeTimer timer(state.metrics);
+    encoded = model.encode_tokens(views, query ? TextRole::kQuery : TextRole::kDocument, truncation_of(state, body),
+                                  "inputs");
+  }
   // A vector per token: the answer's least size, refused before the vectors
   // are computed when it cannot fit.
-  const std::size_t tokens = count_tokens(state, body, model, views);
-  const std::size_t dimension = model.info().dimension;
+  std::size_t tokens = 0;
+  for (const TokenInput& e : encoded) tokens += e.encoding.size();
+  const std::size_t dimension = model.late ? model.info().dimension : model.info().token_dimension;
   ResponseBudget budget(state.options.max_response_bytes, "inputs");
   budget.expect(tokens * dimension * kMinBytesPerFloat,
                 std::to_string(tokens) + " token vectors of " + std::to_string(dimension) + " dimensions");
   const std::vector<TokenVectors> vectors =
-      model.token_vectors(views, query ? TextRole::kQuery : TextRole::kDocument, "inputs");
+      model.token_vectors(std::move(encoded), state.deadline(), ServerState::client_gone(req));
   std::string out = "[";
   for (std::size_t i = 0; i < vectors.size(); ++i) {
     if (i > 0) out += ",";
@@ -180,7 +175,7 @@ json rerank(ServerState& state, const Request& req) {
   std::vector<float> scores;
   if (model.is_late_interaction()) {
     // MaxSim sums have no activation: raw or not, the score is the same.
-    scores = model.maxsim_scores(query, views, "texts").scores;
+    scores = model.maxsim_scores(query, views, "texts", state.deadline(), ServerState::client_gone(req)).scores;
   } else {
     std::vector<Encoding> pairs;
     try {
@@ -257,10 +252,9 @@ json predict(ServerState& state, const Request& req) {
   const json body = parse_object(req.body);
   const ServedModel& model = state.models.reranker(optional_string(body, "model"));
   const Reranker& reranker = model.reranker->reranker();
-  if (reranker.is_llm_reranker() || reranker.is_late_interaction()) {
+  if (model.type == ModelType::kLlmReranker || model.type == ModelType::kMultiVector) {
     throw HttpError(422,
-                    "the model `" + model.name + "` is " +
-                        (reranker.is_llm_reranker() ? "an LLM reranker" : "a late-interaction (ColBERT) model") +
+                    "the model `" + model.name + "` is " + model::kind_noun(model.type) +
                         ": it scores (query, document) pairs with /rerank and does not classify",
                     "model");
   }

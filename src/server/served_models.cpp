@@ -1,5 +1,7 @@
 #include "server/served_models.hpp"
 
+#include "model/model_spec.hpp"
+
 #include <chrono>
 
 #include "server/http_error.hpp"
@@ -16,25 +18,45 @@ const Tokenizer& ServedModel::tokenizer() const {
   return reranker ? reranker->reranker().tokenizer() : embedding->embedder().tokenizer();
 }
 
-std::vector<TokenVectors> ServedModel::token_vectors(std::span<const std::string_view> texts, TextRole role,
-                                                     const std::string& field) const {
-  const Embedder* model = reranker ? reranker->reranker().late_interaction_model() : &embedding->embedder();
-  if (model == nullptr || (!reranker && !model->info().token_head)) {
-    throw HttpError(400, "the model `" + name + "` gives no token vectors", "model");
-  }
+namespace {
+
+// The service that gives a model's token vectors; null when it gives none.
+EmbeddingService* token_service(const ServedModel& m) {
+  if (m.late) return m.late.get();
+  return m.embedding && m.info().token_head ? m.embedding.get() : nullptr;
+}
+
+}  // namespace
+
+std::vector<TokenInput> ServedModel::encode_tokens(std::span<const std::string_view> texts, TextRole role,
+                                                   bool truncate, const std::string& field) const {
+  const EmbeddingService* service = token_service(*this);
+  if (service == nullptr) throw HttpError(400, "the model `" + name + "` gives no token vectors", "model");
   try {
-    return model->embed_tokens(texts, role);
+    return service->encode_tokens(texts, role, truncate);
   } catch (const Error& e) {
     throw to_http_error(e, field);
   }
 }
 
+std::vector<TokenVectors> ServedModel::token_vectors(std::vector<TokenInput> inputs, ServiceClock::time_point deadline,
+                                                     const std::function<bool()>& abandoned) const {
+  EmbeddingService* service = token_service(*this);
+  if (service == nullptr) throw HttpError(400, "the model `" + name + "` gives no token vectors", "model");
+  return service->embed_tokens(std::move(inputs), deadline, abandoned);
+}
+
 MaxSimScores ServedModel::maxsim_scores(std::string_view query, std::span<const std::string_view> documents,
-                                        const std::string& documents_field) const {
+                                        const std::string& documents_field, ServiceClock::time_point deadline,
+                                        const std::function<bool()>& abandoned) const {
+  // The query and the documents in one request: they share runs.
   const std::string_view queries[] = {query};
-  const std::vector<TokenVectors> q = token_vectors(queries, TextRole::kQuery, "query");
-  const std::vector<TokenVectors> d = token_vectors(documents, TextRole::kDocument, documents_field);
-  MaxSimScores out{maxsim_each(q.front(), d), q.front().rows};
+  std::vector<TokenInput> inputs = encode_tokens(queries, TextRole::kQuery, true, "query");
+  std::vector<TokenInput> docs = encode_tokens(documents, TextRole::kDocument, true, documents_field);
+  inputs.insert(inputs.end(), std::make_move_iterator(docs.begin()), std::make_move_iterator(docs.end()));
+  const std::vector<TokenVectors> vectors = token_vectors(std::move(inputs), deadline, abandoned);
+  const std::span<const TokenVectors> d = std::span<const TokenVectors>(vectors).subspan(1);
+  MaxSimScores out{maxsim_each(vectors.front(), d), vectors.front().rows};
   for (const TokenVectors& document : d) out.tokens += document.rows;
   return out;
 }
@@ -58,10 +80,18 @@ ServedModels::ServedModels(ModelRegistry& registry, const std::vector<std::strin
     const auto start = std::chrono::steady_clock::now();
     ServedModel model;
     model.name = name;
-    model.kind = registry.describe(name).kind;
+    const RegistryEntry entry = registry.describe(name);
+    model.kind = entry.kind;
+    model.type = entry.type;
     const auto observe = [&metrics, name](const BatchReport& report) { metrics.observe_batch(name, report); };
     if (loads_as_reranker(model.kind)) {
-      model.reranker = std::make_shared<RerankService>(registry.reranker(name), scheduling, observe);
+      std::shared_ptr<const Reranker> reranker = registry.reranker(name);
+      if (const Embedder* late = reranker->late_interaction_model()) {
+        // Shares the reranker's ownership of the model.
+        model.late = std::make_shared<EmbeddingService>(std::shared_ptr<const Embedder>(reranker, late), scheduling,
+                                                        observe);
+      }
+      model.reranker = std::make_shared<RerankService>(std::move(reranker), scheduling, observe);
     } else {
       model.embedding = std::make_shared<EmbeddingService>(registry.embedder(name), scheduling, observe);
     }
@@ -70,6 +100,25 @@ ServedModels::ServedModels(ModelRegistry& registry, const std::vector<std::strin
     models_.push_back(std::move(model));
   }
 }
+
+namespace {
+
+// The routes that serve a model of `type`, for a message that refuses another.
+std::string serving_routes(ModelType type) {
+  const char* routes = "/info";
+  switch (type) {
+    case ModelType::kDense: routes = "/embed and /v1/embeddings"; break;
+    case ModelType::kSparse: routes = "/embed_sparse"; break;
+    case ModelType::kMultiVector: routes = "/embed_all, /rerank and /v1/rerank"; break;
+    case ModelType::kBgeM3: routes = "/embed, /v1/embeddings, /embed_sparse and /embed_all"; break;
+    case ModelType::kCrossEncoder:
+    case ModelType::kClassifier: routes = "/rerank, /v1/rerank and /predict"; break;
+    case ModelType::kLlmReranker: routes = "/rerank and /v1/rerank"; break;
+  }
+  return std::string(" (") + model::kind_noun(type) + ": it serves " + routes + ")";
+}
+
+}  // namespace
 
 const ServedModel& ServedModels::find(const std::optional<std::string>& name, Role role) const {
   const auto role_of = [](const ServedModel& m) {
@@ -92,7 +141,9 @@ const ServedModel& ServedModels::find(const std::optional<std::string>& name, Ro
   for (const ServedModel& m : models_) {
     if (m.name != *name) continue;
     if (!serves(m, role)) {
-      throw HttpError(400, "the model `" + *name + "` is " + described(role_of(m)) + ", not " + described(role),
+      throw HttpError(400,
+                      "the model `" + *name + "` is " + described(role_of(m)) + ", not " + described(role) +
+                          serving_routes(m.type),
                       "model", "model_kind_mismatch");
     }
     return m;
@@ -124,7 +175,8 @@ const ServedModel& ServedModels::late_interaction(const std::optional<std::strin
   if (!m.gives_token_vectors()) {
     throw HttpError(
         400,
-        "the model `" + *name + "` is not a late-interaction (ColBERT) model; token vectors come from ColBERT models",
+        "the model `" + *name + "` is not a late-interaction (ColBERT) model; token vectors come from ColBERT models" +
+            serving_routes(m.type),
         "model", "model_kind_mismatch");
   }
   return m;
@@ -140,7 +192,11 @@ const ServedModel& ServedModels::any(const std::optional<std::string>& name) con
 
 std::size_t ServedModels::queued() const {
   std::size_t n = 0;
-  for (const ServedModel& m : models_) n += m.reranker ? m.reranker->queued() : m.embedding->queued();
+  for (const ServedModel& m : models_) {
+    if (m.reranker) n += m.reranker->queued();
+    if (m.embedding) n += m.embedding->queued();
+    if (m.late) n += m.late->queued();
+  }
   return n;
 }
 
@@ -148,6 +204,7 @@ void ServedModels::stop() {
   for (ServedModel& m : models_) {
     if (m.reranker) m.reranker->stop();
     if (m.embedding) m.embedding->stop();
+    if (m.late) m.late->stop();
   }
 }
 

@@ -25,23 +25,32 @@ struct MaxSimScores {
 struct ServedModel {
   std::string name;
   ModelKind kind = ModelKind::kEmbedding;
+  ModelType type = ModelType::kDense;  // what the model is: the routes it serves follow from it
   std::shared_ptr<EmbeddingService> embedding;  // set for the embedding kinds
   std::shared_ptr<RerankService> reranker;      // set for rerankers
+  // A ColBERT model's token vectors (for /embed_all and its MaxSim scores), scheduled as embeddings are.
+  std::shared_ptr<EmbeddingService> late;
   double load_seconds = 0;
 
   [[nodiscard]] bool is_reranker() const noexcept { return reranker != nullptr; }
-  [[nodiscard]] bool is_sparse() const noexcept { return kind == ModelKind::kSparseEmbedding; }
+  [[nodiscard]] bool is_sparse() const noexcept { return type == ModelType::kSparse; }
   // A ColBERT model: served as a reranker, and its token vectors by /embed_all.
-  [[nodiscard]] bool is_late_interaction() const noexcept { return kind == ModelKind::kLateInteraction; }
+  [[nodiscard]] bool is_late_interaction() const noexcept { return type == ModelType::kMultiVector; }
   // A ColBERT model, or an embedding model with a ColBERT head (BGE-M3).
   [[nodiscard]] bool gives_token_vectors() const { return is_late_interaction() || (embedding && info().token_head); }
-  // A ColBERT model's MaxSim score of each document; an input that cannot
-  // be encoded is an HttpError naming "query" or `documents_field`.
+  // A ColBERT model's MaxSim score of each document, its inputs queued as token vectors are (documents cut to the
+  // model's length, as PyLate cuts them); an input that cannot be encoded is an HttpError naming "query" or
+  // `documents_field`.
   [[nodiscard]] MaxSimScores maxsim_scores(std::string_view query, std::span<const std::string_view> documents,
-                                           const std::string& documents_field) const;
-  // A ColBERT model's token vectors; errors name `field`.
-  [[nodiscard]] std::vector<TokenVectors> token_vectors(std::span<const std::string_view> texts, TextRole role,
-                                                        const std::string& field) const;
+                                           const std::string& documents_field, ServiceClock::time_point deadline,
+                                           const std::function<bool()>& abandoned) const;
+  // Token vectors in two parts (ColBERT, BGE-M3): the texts encoded once (errors name `field`; with `truncate`
+  // false a BGE-M3 input longer than the model's maximum is refused), then queued and waited for.
+  [[nodiscard]] std::vector<TokenInput> encode_tokens(std::span<const std::string_view> texts, TextRole role,
+                                                      bool truncate, const std::string& field) const;
+  [[nodiscard]] std::vector<TokenVectors> token_vectors(std::vector<TokenInput> inputs,
+                                                        ServiceClock::time_point deadline,
+                                                        const std::function<bool()>& abandoned) const;
   [[nodiscard]] const ModelInfo& info() const;
   [[nodiscard]] const Tokenizer& tokenizer() const;
 };

@@ -490,6 +490,36 @@ def test_embed_sparse_errors(sieve, models, fixtures, splade):
         assert error.value.code == 7 and name in str(error.value)  # SIEVE_WRONG_KIND
 
 
+def test_every_call_serves_or_refuses_every_model_kind(sieve, models, fixtures, splade_tiny, colbert_tiny,
+                                                        bge_m3_tiny):
+    """Each kind of model answers the calls it serves; any other call is SIEVE_WRONG_KIND (or, for a call its kind
+    answers only in part, SIEVE_UNSUPPORTED) naming the model's kind and a call that serves it."""
+    folders = {"embedding": fixtures / "tiny-bert-tokens", "sparse embedding": splade_tiny.folder,
+               "multi-vector": colbert_tiny, "bge-m3": bge_m3_tiny, "reranker": fixtures / "cross-encoder-tiny-3labels"}
+    serves = {"embedding": {"sieve_embed"}, "sparse embedding": {"sieve_embed_sparse"},
+              "multi-vector": {"sieve_score", "sieve_rerank"}, "bge-m3": {"sieve_embed", "sieve_embed_sparse"},
+              "reranker": {"sieve_score", "sieve_rerank", "sieve_classify"}}
+    nouns = {"embedding": "dense embedding model", "sparse embedding": "sparse (SPLADE)",
+             "multi-vector": "late-interaction (ColBERT)", "bge-m3": "dense embedding model", "reranker": "reranker"}
+    for kind, folder in folders.items():
+        model = models(folder)
+        assert KIND_NAMES[sieve.info(model).kind] == ("embedding" if kind == "bge-m3" else kind)
+        calls = {"sieve_embed": lambda: sieve.embed(model, [b"x"]),
+                 "sieve_embed_sparse": lambda: sieve.embed_sparse(model, [b"x"]),
+                 "sieve_score": lambda: sieve.score(model, b"q", [b"d"]),
+                 "sieve_rerank": lambda: sieve.rerank(model, b"q", [b"d"], 0),
+                 "sieve_classify": lambda: sieve.classify(model, [b"x"])}
+        for name, call in calls.items():
+            if name in serves[kind]:
+                assert len(call()) == 1, (kind, name)
+                continue
+            with pytest.raises(SieveError) as error:
+                call()
+            message = str(error.value)
+            assert error.value.code in (7, 3), (kind, name, message)  # SIEVE_WRONG_KIND, SIEVE_UNSUPPORTED
+            assert nouns[kind] in message and any(c in message for c in serves[kind]), (kind, name, message)
+
+
 # ---- reranking --------------------------------------------------------------------
 
 def cli_rerank(folder: Path, query: str, documents: list[str], *args: str) -> list[tuple[int, float]]:

@@ -365,3 +365,82 @@ def test_refused_folder_names_the_problem(zoo, texts, name):
     if spec["fix"] == "convert-weights":
         run(SIEVE_EXPORT, "convert-weights", folder)
         assert_matches(vectors(sieve_embed(folder, texts)), zoo["refs"][name], name)
+
+
+# Every entry point on every type of model. A call the type serves answers; any other is refused with one line (or
+# one error) that names the type and a command (or route) that serves it, which the same table shows answering.
+SERVES = {
+    "dense": {"embed", "/embed", "encode"},
+    "sparse": {"embed --sparse", "/embed_sparse", "encode_sparse"},
+    "multi-vector": {"embed --multi-vector", "rerank", "/embed_all", "/rerank", "encode_multi_vector", "rank",
+                     "predict"},
+    "bge-m3": {"embed", "embed --sparse", "embed --multi-vector", "/embed", "/embed_sparse", "/embed_all", "encode",
+               "encode_sparse", "encode_multi_vector"},
+    "cross-encoder": {"rerank", "classify", "/rerank", "/predict", "rank", "predict"},
+    "classifier": {"rerank", "classify", "/rerank", "/predict", "rank", "predict"},
+    "llm-reranker": {"rerank", "/rerank", "rank", "predict"},
+}
+NOUNS = {"dense": "dense embedding model", "sparse": "sparse (SPLADE) model",
+         "multi-vector": "late-interaction (ColBERT) model", "bge-m3": "BGE-M3", "cross-encoder": "cross-encoder",
+         "classifier": "classifier", "llm-reranker": "LLM reranker"}
+CLI_CALLS = {"embed": ["embed", "x"], "embed --sparse": ["embed", "--sparse", "x"],
+             "embed --multi-vector": ["embed", "--multi-vector", "x"], "rerank": ["rerank", "--query", "q"],
+             "classify": ["classify", "x"]}
+HTTP_CALLS = {"/embed": {"inputs": "x"}, "/embed_sparse": {"inputs": "x"}, "/embed_all": {"inputs": "x"},
+              "/rerank": {"query": "q", "texts": ["d"]}, "/predict": {"inputs": "x"}}
+
+
+def test_every_entry_point_serves_or_refuses_every_model_type(zoo, sieve, splade_tiny, colbert_tiny, bge_m3_tiny,
+                                                              tmp_path):
+    from conftest import FIXTURES_DIR
+    from server_harness import Server, models_root
+
+    folders = {"dense": FIXTURES_DIR / "tiny-bert-tokens", "sparse": splade_tiny.folder, "multi-vector": colbert_tiny,
+               "bge-m3": bge_m3_tiny, "cross-encoder": zoo["root"] / "onnx" / sorted(zoo["made"]["cross_encoders"])[0],
+               "classifier": zoo["root"] / "onnx" / "bert-sentiment", "llm-reranker": zoo["root"] / "onnx" / "qwen3-reranker"}
+    for kind, folder in folders.items():
+        info = json.loads(run_sieve("info", "--model", str(folder), "--json").stdout)
+        assert info["type"] == kind, (folder, info["type"])
+
+    def refused(kind: str, call: str, message: str, served: list[str]) -> None:
+        assert NOUNS[kind] in message, (kind, call, message)
+        assert any(s in message for s in served), (kind, call, message, served)
+
+    cli_served = {kind: [f"sieve {c}" for c in CLI_CALLS if c in SERVES[kind]] for kind in folders}
+    for kind, folder in folders.items():
+        for call, argv in CLI_CALLS.items():
+            result = run_sieve(argv[0], "--model", str(folder), *argv[1:], input=b"d\n", check=False)
+            err = result.stderr.decode(errors="replace")
+            if call in SERVES[kind]:
+                assert result.returncode == 0 and result.stdout, (kind, call, err)
+                continue
+            lines = [line for line in err.splitlines() if not line.startswith("sieve: info:")]
+            assert result.returncode == 1 and not result.stdout and len(lines) == 1, (kind, call, err)
+            refused(kind, call, lines[0], cli_served[kind])
+
+    for kind, folder in folders.items():
+        for call in ("encode", "encode_sparse", "encode_multi_vector", "rank", "predict"):
+            def attempt():
+                if call.startswith("encode"):
+                    return getattr(sieve.Embedder(str(folder)), call)(["x"])
+                reranker = sieve.Reranker(str(folder))
+                return reranker.rank("q", ["d"]) if call == "rank" else reranker.predict([("q", "d")])
+            if call in SERVES[kind]:
+                assert len(attempt()) == 1, (kind, call)
+                continue
+            with pytest.raises(sieve.SieveError) as error:
+                attempt()
+            refused(kind, call, str(error.value), cli_served[kind])
+
+    server = Server(models_root(tmp_path, folders))
+    try:
+        for kind in folders:
+            for route, body in HTTP_CALLS.items():
+                status, _, answer = server.post(route, {**body, "model": kind})
+                if route in SERVES[kind]:
+                    assert status == 200, (kind, route, answer)
+                    continue
+                assert status in (400, 422), (kind, route, status, answer)
+                refused(kind, route, answer["error"], [r for r in HTTP_CALLS if r in SERVES[kind]])
+    finally:
+        assert server.stop() == 0, server.output()

@@ -11,6 +11,7 @@
 #include <latch>
 #include <string>
 #include <thread>
+#include <tuple>
 
 #include "model/onnx_summary.hpp"
 #include "sieve/error.hpp"
@@ -154,6 +155,33 @@ TEST_F(ModelsRoot, ListsKindsDimensionsAndLengths) {
     EXPECT_EQ(before.dimension, 32U) << name;
   }
   EXPECT_NE(error_of([&] { (void)registry.reranker("tokens"); }).find("not a reranker"), std::string::npos);
+}
+
+TEST_F(ModelsRoot, EveryTypeIsDescribedAsItLoads) {
+  // The type is decided once from the files; the listing (nothing loaded) and the loaded model agree on it, on the
+  // dimension (or labels) and on the max length.
+  const std::vector<std::tuple<std::string, std::string, ModelType, ModelKind>> cases = {
+      {"tokens", "tiny-bert-tokens", ModelType::kDense, ModelKind::kEmbedding},
+      {"pooled", "tiny-bert-pooled", ModelType::kDense, ModelKind::kPooledEmbedding},
+      {"splade", "splade-tiny", ModelType::kSparse, ModelKind::kSparseEmbedding},
+      {"colbert", "colbert-tiny", ModelType::kMultiVector, ModelKind::kLateInteraction},
+      {"bge", "bge-m3-tiny", ModelType::kBgeM3, ModelKind::kEmbedding},
+      {"nli", "cross-encoder-tiny-3labels", ModelType::kClassifier, ModelKind::kReranker},
+      {"ranker", "cross-encoder-minilm-l6", ModelType::kCrossEncoder, ModelKind::kReranker},
+  };
+  for (const auto& [name, fixture, type, kind] : cases) add(name, fixture);
+  ModelRegistry registry(root_, light_options());
+  for (const auto& [name, fixture, type, kind] : cases) {
+    const RegistryEntry before = registry.describe(name);
+    ASSERT_TRUE(before.error.empty()) << name << ": " << before.error;
+    EXPECT_EQ(before.type, type) << name;
+    EXPECT_EQ(before.kind, kind) << name;
+    const ModelInfo& info = loads_as_reranker(kind) ? registry.reranker(name)->info() : registry.embedder(name)->info();
+    EXPECT_EQ(info.type, type) << name;
+    EXPECT_EQ(before.dimension, info.dimension) << name;
+    EXPECT_EQ(before.max_length, info.max_length) << name;
+    EXPECT_GT(before.dimension, 0U) << name;
+  }
 }
 
 TEST_F(ModelsRoot, MaxLengthIsDecidedAsTheLoadersDecideIt) {

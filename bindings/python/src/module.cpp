@@ -151,6 +151,7 @@ nb::dict registry_entry(const sieve::RegistryEntry& e) {
   nb::dict d;
   d["name"] = e.name;
   d["kind"] = std::string(sieve::to_string(e.kind));
+  d["type"] = std::string(sieve::to_string(e.type));
   d["dimension"] = e.dimension;
   d["max_length"] = e.max_length;
   d["providers"] = e.providers;

@@ -1,0 +1,54 @@
+#include "pipeline/runner.hpp"
+
+#include <chrono>
+#include <string>
+
+#include "pipeline/batching.hpp"
+#include "sieve/error.hpp"
+
+namespace sieve::pipeline {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+}  // namespace
+
+Runner::Runner(runtime::Session session, const std::filesystem::path& onnx)
+    : session_(std::move(session)), slots_(find_encoder_inputs(session_.inputs(), onnx)) {}
+
+RunOutput Runner::run(std::span<const Encoding* const> encodings, std::size_t output, bool per_token,
+                      EmbedTimings* timings) const {
+  EmbedTimings local;
+  EmbedTimings& t = timings != nullptr ? *timings : local;
+  auto start = Clock::now();
+  BatchTensors tensors;
+  tensors.fill(encodings, slots_);
+  const std::size_t rows = encodings.size();
+  const auto sequence = static_cast<std::size_t>(tensors.shape[1]);
+  for (const Encoding* e : encodings) t.tokens += e->size();
+  t.padded_tokens += rows * sequence;
+  t.prepare_seconds += seconds_since(start);
+
+  start = Clock::now();
+  runtime::FloatOutput out = session_.run(tensors.inputs(slots_), output);
+  t.run_seconds += seconds_since(start);
+  ++t.batches;
+  const auto& s = out.shape();
+  if (s.size() < 2 || s[0] != tensors.shape[0] || (per_token && s[1] != tensors.shape[1])) {
+    throw Error(ErrorCode::kRuntime, "model output \"" + session_.outputs()[output].name + "\" has shape " +
+                                         shape_text(s) + " for an input of shape " + shape_text(tensors.shape));
+  }
+  return {std::move(out), rows, sequence, std::move(tensors.mask)};
+}
+
+void for_each_batch(const std::vector<std::size_t>& lengths, std::size_t batch_size,
+                    const std::function<void(std::span<const std::size_t>)>& batch) {
+  const BatchPlan plan = plan_batches(lengths, batch_size);
+  for (const auto& [begin, end] : plan.batches) batch(std::span<const std::size_t>(plan.order).subspan(begin, end - begin));
+}
+
+}  // namespace sieve::pipeline

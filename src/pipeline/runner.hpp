@@ -1,0 +1,52 @@
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "pipeline/model_inputs.hpp"
+#include "runtime/session.hpp"
+#include "sieve/embedder.hpp"
+#include "sieve/tokenizer.hpp"
+
+namespace sieve::pipeline {
+
+// One run's output and the padded batch it came from.
+struct RunOutput {
+  runtime::FloatOutput output;
+  std::size_t rows = 0;             // inputs in the batch
+  std::size_t sequence = 0;         // tokens per row after padding
+  std::vector<std::int64_t> mask;  // the attention mask fed to the graph, [rows x sequence]
+};
+
+// Where a model's encodings meet its ONNX Runtime session, for every model type: it owns the session and where each
+// input goes, fills a batch's padded tensors and runs it. Its heads turn the output into vectors, weights or scores.
+// Runs are thread-safe.
+class Runner {
+ public:
+  // The session, and the graph's inputs found in it (an input Sieve cannot fill is an Error naming `onnx`).
+  Runner(runtime::Session session, const std::filesystem::path& onnx);
+
+  [[nodiscard]] const runtime::Session& session() const noexcept { return session_; }
+  [[nodiscard]] const InputSlots& slots() const noexcept { return slots_; }
+
+  // One ORT run over `encodings`, in their order, padded to the longest, reading output `output`, whose first axis
+  // must be the batch's rows (and, with `per_token`, its second axis the padded length). `timings` (may be null)
+  // gets the tokens, padding, the time spent filling the tensors and inside ORT, and one batch.
+  [[nodiscard]] RunOutput run(std::span<const Encoding* const> encodings, std::size_t output, bool per_token,
+                              EmbedTimings* timings) const;
+
+ private:
+  runtime::Session session_;
+  InputSlots slots_;
+};
+
+// Cuts inputs of the given token counts into length-sorted batches (plan_batches(): at most `batch_size` inputs, cut
+// before padding would outgrow the real tokens) and calls `batch` with each one's input indices, in the batch's
+// order. The one batching loop of every model type.
+void for_each_batch(const std::vector<std::size_t>& lengths, std::size_t batch_size,
+                    const std::function<void(std::span<const std::size_t>)>& batch);
+
+}  // namespace sieve::pipeline

@@ -4,15 +4,16 @@
 #include <mutex>
 
 #include "logging.hpp"
-#include "model/graph_fusion.hpp"
 #include "model/model_folder.hpp"
 #include "model/model_spec.hpp"
 #include "model/modules/normalize_module.hpp"
 #include "model/token_ids.hpp"
 #include "pipeline/model_inputs.hpp"
 #include "pipeline/pooling.hpp"
+#include "pipeline/heads/dense_head.hpp"
+#include "pipeline/heads/multi_vector_head.hpp"
+#include "pipeline/heads/sparse_head.hpp"
 #include "pipeline/runner.hpp"
-#include "runtime/environment.hpp"
 #include "runtime/session.hpp"
 #include "sieve/embedder.hpp"
 #include "sieve/error.hpp"
@@ -59,19 +60,6 @@ std::string choose_prompt(const EmbedderOptions& options, const model::ModelFold
     if (const std::string* text = find(*f.default_prompt_name)) return *text;
   }
   return {};
-}
-
-// The modules after pooling (Dense, LayerNorm, ...) on each of `batch` rows.
-std::vector<float> apply_vector_modules(const std::vector<const model::VectorModule*>& modules, std::vector<float> rows,
-                                        std::size_t batch, std::size_t width) {
-  for (const model::VectorModule* module : modules) {
-    const std::size_t out_width = module->output_dimension(width);
-    std::vector<float> next(batch * out_width);
-    module->apply_rows(std::span<const float>(rows).subspan(0, batch * width), batch, next);
-    rows = std::move(next);
-    width = out_width;
-  }
-  return rows;
 }
 
 }  // namespace
@@ -310,8 +298,6 @@ Embedder Embedder::load(const std::filesystem::path& folder_path, const Embedder
   ModelInfo& info = impl->info;
   info.folder = f.root;
   info.onnx_file = onnx;
-  for (const auto& in : live.inputs()) info.inputs.push_back({in.name, type_name(in.type), in.shape});
-  for (const auto& o : live.outputs()) info.outputs.push_back({o.name, type_name(o.type), o.shape});
   info.type = s.kind;
   info.output = out.name;
   info.pooled_by_model = s.pooled_by_model;
@@ -349,12 +335,7 @@ Embedder Embedder::load(const std::filesystem::path& folder_path, const Embedder
     throw Error(ErrorCode::kInvalidArgument, "max length " + std::to_string(max_length) + " leaves no room for text");
   }
   info.max_length = max_length;
-  info.providers = live.providers();
-  info.intra_op_threads = live.intra_op_threads();
-  info.onnxruntime_version = runtime::onnxruntime_version();
-  auto fusion = model::describe_fusion(info.onnx_file);
-  info.fused_operators = std::move(fusion.fused);
-  info.fusion_note = std::move(fusion.unfused);
+  impl->runner.describe(info);
 
   // The pipeline pads per batch itself; the file's own padding (often a
   // fixed 128) would only waste compute, and truncation follows the model.
@@ -468,77 +449,31 @@ std::vector<float> Embedder::run_batch(std::span<const EncodedText* const> input
   EmbedTimings& t = timings != nullptr ? *timings : local;
   if (inputs.empty()) return {};
 
-  std::vector<const Encoding*> encodings;
-  encodings.reserve(inputs.size());
-  for (const EncodedText* input : inputs) encodings.push_back(&input->encoding);
+  const std::vector<const Encoding*> encodings = pipeline::encodings_of(inputs);
   const pipeline::RunOutput run = m.runner.run(encodings, m.spec.output, !m.info.pooled_by_model, &t);
-  const runtime::FloatOutput& output = run.output;
   const std::size_t batch = run.rows;
   const std::size_t seq = run.sequence;
-  const std::vector<std::int64_t>& attention = run.mask;
 
   const auto start = Clock::now();
-  const auto& s = output.shape();
+  const auto& s = run.output.shape();
   const std::size_t dim = s.empty() ? 0 : static_cast<std::size_t>(s.back());
   if (s.size() != (m.info.pooled_by_model ? 2U : 3U) || dim == 0 ||
       (m.spec.graph_width != 0 && dim != m.spec.graph_width)) {
     throw Error(ErrorCode::kRuntime, "model output \"" + m.info.output + "\" has shape " + shape_text(s) + " for " +
                                          std::to_string(batch) + " inputs of " + std::to_string(seq) + " tokens");
   }
-  if (m.info.pooled_by_model) {
-    std::vector<float> rows(output.data(), output.data() + batch * dim);
-    t.pool_seconds += seconds_since(start);
-    return rows;
-  }
+  std::vector<float> rows;
   if (m.info.output_kind == OutputKind::kSparse) {
-    std::vector<float> rows(batch * dim);
-    pipeline::splade_pool(output.data(), batch, seq, dim, attention.data(), m.info.sparse_pooling, rows.data());
-    t.pool_seconds += seconds_since(start);
-    return rows;
+    rows = pipeline::splade_rows(run, m.info.pooled_by_model, m.info.sparse_pooling);
+  } else {
+    std::vector<std::size_t> prompt_tokens;
+    prompt_tokens.reserve(inputs.size());
+    for (const EncodedText* input : inputs) prompt_tokens.push_back(input->prompt_tokens);
+    rows = pipeline::dense_rows(run, m.info.pooled_by_model, prompt_tokens, m.info.pooling_modes,
+                                m.spec.vector_modules);
   }
-  bool has_prompt = false;
-  for (const EncodedText* input : inputs) has_prompt = has_prompt || input->prompt_tokens > 0;
-  std::vector<std::int64_t> prompt_mask;
-  if (has_prompt) {
-    prompt_mask = attention;
-    for (std::size_t row = 0; row < batch; ++row) {
-      std::fill_n(prompt_mask.begin() + static_cast<std::ptrdiff_t>(row * seq),
-                  std::min(inputs[row]->prompt_tokens, seq), 0);
-    }
-  }
-  // Each mode pools into its block of the row; the blocks are concatenated.
-  const std::size_t modes = m.info.pooling_modes.size();
-  const std::size_t pooled_width = dim * modes;
-  std::vector<float> pooled(batch * pooled_width);
-  std::vector<float> block(modes == 1 ? 0 : batch * dim);
-  for (std::size_t k = 0; k < modes; ++k) {
-    const Pooling mode = m.info.pooling_modes[k];
-    // Last-token pooling picks a position that the prompt mask does not move.
-    const bool mask_prompt = has_prompt && mode != Pooling::kLastToken;
-    const std::int64_t* mask = mask_prompt ? prompt_mask.data() : attention.data();
-    float* target = modes == 1 ? pooled.data() : block.data();
-    pipeline::pool(output.data(), batch, seq, dim, mask, mode, target);
-    if (mask_prompt && mode == Pooling::kCls) {
-      // sentence-transformers takes the first position the prompt mask
-      // leaves attended (argmax of the mask), not position 0.
-      for (std::size_t row = 0; row < batch; ++row) {
-        const std::int64_t* rm = mask + row * seq;
-        const auto first =
-            static_cast<std::size_t>(std::find_if(rm, rm + seq, [](std::int64_t v) { return v != 0; }) - rm);
-        const float* state = output.data() + (row * seq + (first == seq ? 0 : first)) * dim;
-        std::copy(state, state + dim, target + row * dim);
-      }
-    }
-    if (modes != 1) {
-      for (std::size_t row = 0; row < batch; ++row) {
-        std::copy_n(block.begin() + static_cast<std::ptrdiff_t>(row * dim), dim,
-                    pooled.begin() + static_cast<std::ptrdiff_t>(row * pooled_width + k * dim));
-      }
-    }
-  }
-  if (!m.spec.vector_modules.empty()) pooled = apply_vector_modules(m.spec.vector_modules, pooled, batch, pooled_width);
   t.pool_seconds += seconds_since(start);
-  return pooled;
+  return rows;
 }
 
 void Embedder::finish(std::span<const float> pooled, std::size_t dimensions, bool normalize, float* out) {
@@ -641,29 +576,6 @@ Embeddings Embedder::embed(std::span<const std::string_view> texts, const EmbedO
   return result;
 }
 
-namespace {
-
-// Keeps the k largest weights (ties: the smaller id), by ascending id; k 0: all.
-void keep_top_k(SparseVector& v, std::size_t k) {
-  if (k == 0 || v.ids.size() <= k) return;
-  std::vector<std::size_t> order(v.ids.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  const auto heavier = [&](std::size_t a, std::size_t b) {
-    return v.weights[a] != v.weights[b] ? v.weights[a] > v.weights[b] : v.ids[a] < v.ids[b];
-  };
-  std::nth_element(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(), heavier);
-  order.resize(k);
-  std::sort(order.begin(), order.end());  // positions ascend as the ids do
-  SparseVector kept;
-  for (const std::size_t i : order) {
-    kept.ids.push_back(v.ids[i]);
-    kept.weights.push_back(v.weights[i]);
-  }
-  v = std::move(kept);
-}
-
-}  // namespace
-
 std::vector<SparseVector> Embedder::embed_sparse(std::span<const std::string_view> texts, const SparseOptions& options,
                                                  EmbedTimings* timings) const {
   const Impl& m = *impl_;
@@ -677,20 +589,9 @@ std::vector<SparseVector> Embedder::embed_sparse(std::span<const std::string_vie
   t.tokenize_seconds += seconds_since(start);
   if (m.info.output_kind != OutputKind::kSparse) {
     // BGE-M3's lexical weights, from their own output.
-    std::vector<std::size_t> lengths;
-    lengths.reserve(encoded.size());
-    for (const EncodedText& e : encoded) lengths.push_back(e.encoding.size());
-    std::vector<SparseVector> result(texts.size());
-    std::vector<const EncodedText*> batch;
-    pipeline::for_each_batch(lengths, m.batch_size, [&](std::span<const std::size_t> rows) {
-      batch.clear();
-      for (const std::size_t i : rows) batch.push_back(&encoded[i]);
-      std::vector<SparseVector> weights = run_lexical_batch(batch, &t);
-      for (std::size_t row = 0; row < rows.size(); ++row) {
-        prune(weights[row], options);
-        result[rows[row]] = std::move(weights[row]);
-      }
-    });
+    std::vector<SparseVector> result = pipeline::run_in_batches(
+        encoded, m.batch_size, [&](std::span<const EncodedText* const> batch) { return run_lexical_batch(batch, &t); });
+    for (SparseVector& v : result) prune(v, options);
     return result;
   }
   std::vector<SparseVector> result(texts.size());
@@ -711,38 +612,13 @@ std::vector<SparseVector> Embedder::run_lexical_batch(std::span<const EncodedTex
   EmbedTimings local;
   EmbedTimings& t = timings != nullptr ? *timings : local;
   if (inputs.empty()) return {};
-  std::vector<const Encoding*> encodings;
-  encodings.reserve(inputs.size());
-  for (const EncodedText* input : inputs) encodings.push_back(&input->encoding);
+  const std::vector<const Encoding*> encodings = pipeline::encodings_of(inputs);
   const pipeline::RunOutput run = m.runner.run(encodings, *m.spec.sparse_output, true, &t);
   const auto start = Clock::now();
   if (run.output.shape().size() != 2) {
     throw Error(ErrorCode::kRuntime, "model output \"sparse_weights\" has shape " + shape_text(run.output.shape()));
   }
-  // Each token id's largest weight over the text's tokens, the special
-  // tokens left out (as FlagEmbedding).
-  std::vector<SparseVector> result(inputs.size());
-  std::vector<std::pair<std::uint32_t, float>> entries;
-  for (std::size_t row = 0; row < encodings.size(); ++row) {
-    const Encoding& e = *encodings[row];
-    entries.clear();
-    for (std::size_t i = 0; i < e.size(); ++i) {
-      const float w = run.output.data()[row * run.sequence + i];
-      if (w > 0 && !std::binary_search(m.unused_tokens.begin(), m.unused_tokens.end(), e.ids[i])) {
-        entries.emplace_back(e.ids[i], w);
-      }
-    }
-    std::sort(entries.begin(), entries.end());
-    SparseVector& v = result[row];
-    for (const auto& [id, w] : entries) {
-      if (!v.ids.empty() && v.ids.back() == id) {
-        v.weights.back() = std::max(v.weights.back(), w);
-      } else {
-        v.ids.push_back(id);
-        v.weights.push_back(w);
-      }
-    }
-  }
+  std::vector<SparseVector> result = pipeline::lexical_weights(run, encodings, m.unused_tokens);
   t.pool_seconds += seconds_since(start);
   return result;
 }
@@ -774,9 +650,7 @@ std::vector<TokenVectors> Embedder::run_token_batch(std::span<const TokenInput* 
   EmbedTimings local;
   EmbedTimings& t = timings != nullptr ? *timings : local;
   if (inputs.empty()) return {};
-  std::vector<const Encoding*> encodings;
-  encodings.reserve(inputs.size());
-  for (const TokenInput* input : inputs) encodings.push_back(&input->encoding);
+  const std::vector<const Encoding*> encodings = pipeline::encodings_of(inputs);
   const std::size_t output = late ? m.spec.output : *m.spec.token_output;
   const pipeline::RunOutput run = m.runner.run(encodings, output, true, &t);
   const auto start = Clock::now();
@@ -787,32 +661,15 @@ std::vector<TokenVectors> Embedder::run_token_batch(std::span<const TokenInput* 
     throw Error(ErrorCode::kRuntime,
                 "model output \"" + m.runner.session().outputs()[output].name + "\" has shape " + shape_text(s));
   }
-  // Which tokens give a vector. ColBERT: a query's every token (expansion
-  // included, attended to or not) or its real ones; a document's real ones
-  // less the skip list. BGE-M3: every real token but the first.
-  const auto keep = [&](const Encoding& e, std::size_t i, bool query) {
-    if (!late) return i > 0;
-    if (query && m.info.multi_vector.query_expansion) return true;
-    if (e.attention_mask[i] == 0) return false;
-    return query || !std::binary_search(m.skiplist.begin(), m.skiplist.end(), e.ids[i]);
-  };
-  std::vector<TokenVectors> result(inputs.size());
-  for (std::size_t row = 0; row < inputs.size(); ++row) {
-    const Encoding& e = inputs[row]->encoding;
-    const bool query = inputs[row]->role == TextRole::kQuery;
-    TokenVectors& v = result[row];
-    std::vector<float> states;
-    for (std::size_t i = 0; i < e.size(); ++i) {
-      if (!keep(e, i, query)) continue;
-      const float* state = run.output.data() + (row * run.sequence + i) * width;
-      states.insert(states.end(), state, state + width);
-      v.ids.push_back(e.ids[i]);
-    }
-    v.rows = v.ids.size();
-    v.dimension = late ? m.info.model_dimension : width;
-    v.data = late ? apply_vector_modules(m.spec.token_modules, std::move(states), v.rows, width) : std::move(states);
-    for (std::size_t r = 0; r < v.rows; ++r) pipeline::l2_normalize(v.data.data() + r * v.dimension, v.dimension);
+  pipeline::TokenVectorRules rules;
+  rules.colbert = late;
+  rules.query_expansion = m.info.multi_vector.query_expansion;
+  rules.skiplist = &m.skiplist;
+  if (late) {
+    rules.modules = m.spec.token_modules;
+    rules.dimension = m.info.model_dimension;
   }
+  std::vector<TokenVectors> result = pipeline::token_vectors(run, inputs, rules);
   t.pool_seconds += seconds_since(start);
   return result;
 }
@@ -825,46 +682,16 @@ std::vector<TokenVectors> Embedder::embed_tokens(std::span<const std::string_vie
   const auto start = Clock::now();
   const std::vector<TokenInput> encoded = encode_tokens(texts, role);
   t.tokenize_seconds += seconds_since(start);
-  std::vector<std::size_t> lengths;
-  lengths.reserve(encoded.size());
-  for (const TokenInput& e : encoded) lengths.push_back(e.encoding.size());
-  std::vector<TokenVectors> result(texts.size());
-  std::vector<const TokenInput*> batch;
-  pipeline::for_each_batch(lengths, m.batch_size, [&](std::span<const std::size_t> rows) {
-    batch.clear();
-    for (const std::size_t i : rows) batch.push_back(&encoded[i]);
-    std::vector<TokenVectors> vectors = run_token_batch(batch, &t);
-    for (std::size_t row = 0; row < rows.size(); ++row) result[rows[row]] = std::move(vectors[row]);
-  });
-  return result;
+  return pipeline::run_in_batches(encoded, m.batch_size,
+                                  [&](std::span<const TokenInput* const> batch) { return run_token_batch(batch, &t); });
 }
 
 void Embedder::prune(SparseVector& vector, const SparseOptions& options) {
-  if (options.min_weight > 0) {
-    std::size_t kept = 0;
-    for (std::size_t i = 0; i < vector.ids.size(); ++i) {
-      if (vector.weights[i] <= options.min_weight) continue;
-      vector.ids[kept] = vector.ids[i];
-      vector.weights[kept] = vector.weights[i];
-      ++kept;
-    }
-    vector.ids.resize(kept);
-    vector.weights.resize(kept);
-  }
-  keep_top_k(vector, options.top_k);
+  pipeline::prune(vector, options);
 }
 
 SparseVector Embedder::sparsify(std::span<const float> pooled, const SparseOptions& options) {
-  SparseVector v;
-  const float floor = std::max(options.min_weight, 0.0F);
-  for (std::size_t j = 0; j < pooled.size(); ++j) {
-    if (pooled[j] > floor) {
-      v.ids.push_back(static_cast<std::uint32_t>(j));
-      v.weights.push_back(pooled[j]);
-    }
-  }
-  keep_top_k(v, options.top_k);
-  return v;
+  return pipeline::sparsify(pooled, options);
 }
 
 }  // namespace sieve

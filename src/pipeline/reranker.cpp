@@ -8,14 +8,14 @@
 #include <fstream>
 #include <map>
 
-#include "model/graph_fusion.hpp"
 #include "model/llm_reranker.hpp"
 #include "model/model_folder.hpp"
 #include "model/model_spec.hpp"
 #include "model/token_ids.hpp"
 #include "pipeline/model_inputs.hpp"
+#include "pipeline/heads/llm_score_head.hpp"
+#include "pipeline/heads/pair_score_head.hpp"
 #include "pipeline/runner.hpp"
-#include "runtime/environment.hpp"
 #include "runtime/session.hpp"
 #include "sieve/error.hpp"
 #include "sieve/text.hpp"
@@ -34,10 +34,6 @@ bool tokenizer_gives_token_types(const fs::path& folder) {
   if (names == config->end() || !names->is_array()) return true;
   return std::any_of(names->begin(), names->end(),
                      [](const nlohmann::json& n) { return n.is_string() && n.get<std::string>() == "token_type_ids"; });
-}
-
-double sigmoid(double x) {
-  return 1.0 / (1.0 + std::exp(-x));
 }
 
 }  // namespace
@@ -188,9 +184,6 @@ Reranker Reranker::load(const fs::path& folder_path, const RerankerOptions& opti
   ModelInfo& info = impl->info;
   info.folder = f.root;
   info.onnx_file = onnx;
-  for (const auto& in : live.inputs())
-    info.inputs.push_back({in.name, pipeline::type_name(in.type), in.shape});
-  for (const auto& o : live.outputs()) info.outputs.push_back({o.name, pipeline::type_name(o.type), o.shape});
   info.type = s.kind;
   info.output = out.name;
   info.pooled_by_model = true;  // one row per pair
@@ -218,12 +211,7 @@ Reranker Reranker::load(const fs::path& folder_path, const RerankerOptions& opti
     throw Error(ErrorCode::kInvalidArgument, "max length " + std::to_string(max_length) + " leaves no room for text");
   }
   info.max_length = max_length;
-  info.providers = live.providers();
-  info.intra_op_threads = live.intra_op_threads();
-  info.onnxruntime_version = runtime::onnxruntime_version();
-  auto fusion = model::describe_fusion(info.onnx_file);
-  info.fused_operators = std::move(fusion.fused);
-  info.fusion_note = std::move(fusion.unfused);
+  impl->runner.describe(info);
 
   // Batches are padded here; the file's own padding would only add work.
   impl->tokenizer.set_padding(std::nullopt);
@@ -308,25 +296,13 @@ std::vector<Encoding> Reranker::encode_for_scoring(std::span<const TextPair> pai
   if (m.spec.llm) {
     // The recipe of the model card: the filled-in template alone is
     // tokenized (and cut), then put between the prompt's own tokens.
-    std::vector<std::string> bodies;
-    bodies.reserve(pairs.size());
-    for (const auto& [query, document] : pairs) bodies.push_back(model::fill_llm_template(*m.spec.llm, query, document));
+    const std::vector<std::string> bodies = pipeline::llm_bodies(*m.spec.llm, pairs);
     const std::vector<std::string_view> views(bodies.begin(), bodies.end());
     std::vector<Encoding> encodings = m.tokenizer.encode_each(views, false, threads);
     finish_encodings(encodings, truncate,
                      "with the query and the prompt, more than the model's maximum of " +
                          std::to_string(m.info.max_length) + " tokens");
-    for (Encoding& e : encodings) {
-      Encoding full;
-      full.ids.reserve(m.llm_prefix.size() + e.size() + m.llm_suffix.size());
-      full.ids.insert(full.ids.end(), m.llm_prefix.begin(), m.llm_prefix.end());
-      full.ids.insert(full.ids.end(), e.ids.begin(), e.ids.end());
-      full.ids.insert(full.ids.end(), m.llm_suffix.begin(), m.llm_suffix.end());
-      full.type_ids.assign(full.ids.size(), 0);
-      full.attention_mask.assign(full.ids.size(), 1);
-      full.special_tokens_mask.assign(full.ids.size(), 0);
-      e = std::move(full);
-    }
+    pipeline::wrap_in_prompt(encodings, m.llm_prefix, m.llm_suffix);
     return encodings;
   }
   // An error names the document's index.
@@ -386,20 +362,6 @@ std::vector<float> Reranker::run_batch(std::span<const Encoding* const> pairs) c
   return {output.data(), output.data() + pairs.size() * labels};
 }
 
-namespace {
-
-void softmax_into(std::span<const float> logits, float* out) {
-  // Shifted by the largest logit, as torch's softmax, so exp cannot overflow.
-  const double top = *std::max_element(logits.begin(), logits.end());
-  double sum = 0;
-  for (const float v : logits) sum += std::exp(static_cast<double>(v) - top);
-  for (std::size_t i = 0; i < logits.size(); ++i) {
-    out[i] = static_cast<float>(std::exp(static_cast<double>(logits[i]) - top) / sum);
-  }
-}
-
-}  // namespace
-
 float Reranker::score_from_logits(std::span<const float> logits, bool raw) const {
   refuse_late_interaction(late_);
   const Impl& m = *impl_;
@@ -407,20 +369,8 @@ float Reranker::score_from_logits(std::span<const float> logits, bool raw) const
     throw Error(ErrorCode::kInvalidArgument, std::to_string(logits.size()) + " logits given, the model has " +
                                                  std::to_string(m.num_labels) + " label(s)");
   }
-  // An LLM reranker's score is a sigmoid of the log-odds of "yes" over "no".
-  const double x = m.spec.llm ? static_cast<double>(logits[1]) - logits[0] : static_cast<double>(logits[m.label]);
-  if (raw) return static_cast<float>(x);
-  switch (m.activation) {
-    case ScoreActivation::kSigmoid: return static_cast<float>(sigmoid(x));
-    case ScoreActivation::kSoftmax: {
-      std::vector<float> all(logits.size());
-      softmax_into(logits, all.data());
-      return all[m.label];
-    }
-    case ScoreActivation::kNone:
-    case ScoreActivation::kAuto: break;
-  }
-  return static_cast<float>(x);
+  return m.spec.llm ? pipeline::llm_score(logits, m.activation, raw)
+                    : pipeline::pair_score(logits, m.label, m.activation, raw);
 }
 
 std::vector<float> Reranker::label_scores(std::span<const float> logits, bool raw) const {
@@ -430,17 +380,7 @@ std::vector<float> Reranker::label_scores(std::span<const float> logits, bool ra
     throw Error(ErrorCode::kInvalidArgument, std::to_string(logits.size()) + " logits given, the model has " +
                                                  std::to_string(m.num_labels) + " label(s)");
   }
-  std::vector<float> out(logits.begin(), logits.end());
-  if (raw) return out;
-  switch (m.label_activation) {
-    case ScoreActivation::kSigmoid:
-      for (float& v : out) v = static_cast<float>(sigmoid(v));
-      break;
-    case ScoreActivation::kSoftmax: softmax_into(logits, out.data()); break;
-    case ScoreActivation::kNone:
-    case ScoreActivation::kAuto: break;
-  }
-  return out;
+  return pipeline::label_scores(logits, m.label_activation, raw);
 }
 
 std::vector<float> Reranker::run_all(const std::vector<Encoding>& encodings, std::size_t batch_size) const {

@@ -3,7 +3,9 @@
 #include <chrono>
 #include <string>
 
+#include "model/graph_fusion.hpp"
 #include "pipeline/batching.hpp"
+#include "runtime/environment.hpp"
 #include "sieve/error.hpp"
 
 namespace sieve::pipeline {
@@ -43,6 +45,17 @@ RunOutput Runner::run(std::span<const Encoding* const> encodings, std::size_t ou
                                          shape_text(s) + " for an input of shape " + shape_text(tensors.shape));
   }
   return {std::move(out), rows, sequence, std::move(tensors.mask)};
+}
+
+void Runner::describe(ModelInfo& info) const {
+  for (const auto& in : session_.inputs()) info.inputs.push_back({in.name, type_name(in.type), in.shape});
+  for (const auto& o : session_.outputs()) info.outputs.push_back({o.name, type_name(o.type), o.shape});
+  info.providers = session_.providers();
+  info.intra_op_threads = session_.intra_op_threads();
+  info.onnxruntime_version = runtime::onnxruntime_version();
+  auto fusion = model::describe_fusion(info.onnx_file);
+  info.fused_operators = std::move(fusion.fused);
+  info.fusion_note = std::move(fusion.unfused);
 }
 
 void for_each_batch(const std::vector<std::size_t>& lengths, std::size_t batch_size,

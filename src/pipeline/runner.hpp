@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <functional>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "pipeline/model_inputs.hpp"
@@ -38,6 +39,10 @@ class Runner {
   [[nodiscard]] RunOutput run(std::span<const Encoding* const> encodings, std::size_t output, bool per_token,
                               EmbedTimings* timings) const;
 
+  // What ModelInfo says of the session: the graph's inputs and outputs, the providers and threads in use, ONNX
+  // Runtime's version and the graph's fused operators.
+  void describe(ModelInfo& info) const;
+
  private:
   runtime::Session session_;
   InputSlots slots_;
@@ -48,5 +53,33 @@ class Runner {
 // order. The one batching loop of every model type.
 void for_each_batch(const std::vector<std::size_t>& lengths, std::size_t batch_size,
                     const std::function<void(std::span<const std::size_t>)>& batch);
+
+// The encodings of inputs that carry one (EncodedText, TokenInput), in their order.
+template <typename Input>
+std::vector<const Encoding*> encodings_of(std::span<const Input* const> inputs) {
+  std::vector<const Encoding*> encodings;
+  encodings.reserve(inputs.size());
+  for (const Input* input : inputs) encodings.push_back(&input->encoding);
+  return encodings;
+}
+
+// Runs `inputs` (each with an `encoding`) in the batches for_each_batch() cuts: `run` maps one batch, pointers to its
+// inputs in the batch's order, to a result per input; the results come back in input order.
+template <typename Input, typename Run>
+auto run_in_batches(const std::vector<Input>& inputs, std::size_t batch_size, Run run) {
+  using Result = typename std::invoke_result_t<Run, std::span<const Input* const>>::value_type;
+  std::vector<std::size_t> lengths;
+  lengths.reserve(inputs.size());
+  for (const Input& input : inputs) lengths.push_back(input.encoding.size());
+  std::vector<Result> results(inputs.size());
+  std::vector<const Input*> batch;
+  for_each_batch(lengths, batch_size, [&](std::span<const std::size_t> rows) {
+    batch.clear();
+    for (const std::size_t i : rows) batch.push_back(&inputs[i]);
+    std::vector<Result> got = run(std::span<const Input* const>(batch));
+    for (std::size_t row = 0; row < rows.size(); ++row) results[rows[row]] = std::move(got[row]);
+  });
+  return results;
+}
 
 }  // namespace sieve::pipeline

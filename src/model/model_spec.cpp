@@ -79,10 +79,10 @@ std::size_t choose_embedding_output(const OnnxSummary& onnx, const ModelFolder& 
   }
   if (auto i = find_output(onnx, of_rank(3))) return *i;
   if (auto i = find_output(onnx, of_rank(2))) return *i;
-  throw Error(ErrorCode::kUnsupported,
-              folder.onnx_file.string() +
-                  ": no float32 or float16 output of rank 2 (pooled) or rank 3 (token states); outputs:" +
-                  output_list(onnx));
+  throw Error(
+      ErrorCode::kUnsupported,
+      folder.onnx_file.string() +
+          ": no float32 or float16 output of rank 2 (pooled) or rank 3 (token states); outputs:" + output_list(onnx));
 }
 
 // The logits output: named "logits" (what transformers and optimum call
@@ -212,11 +212,11 @@ void plan_sparse(const ModelFolder& f, ModelSpec& spec) {
   const auto vocab = f.splade_pooling ? f.splade_pooling->dimension() : std::nullopt;
   if (spec.graph_width == 0) spec.graph_width = vocab.value_or(0);
   if (spec.graph_width == 0 || (vocab && *vocab != spec.graph_width)) {
-    throw Error(ErrorCode::kUnsupported,
-                f.onnx_file.string() + ": the output \"" + spec.output_name + "\" is " +
-                    (spec.graph_width == 0 ? std::string("of unknown width")
-                                           : std::to_string(spec.graph_width) + " wide") +
-                    (vocab ? ", but SpladePooling's configuration names " + std::to_string(*vocab) + " entries" : ""));
+    throw Error(
+        ErrorCode::kUnsupported,
+        f.onnx_file.string() + ": the output \"" + spec.output_name + "\" is " +
+            (spec.graph_width == 0 ? std::string("of unknown width") : std::to_string(spec.graph_width) + " wide") +
+            (vocab ? ", but SpladePooling's configuration names " + std::to_string(*vocab) + " entries" : ""));
   }
   spec.dimension = spec.graph_width;
 }
@@ -251,9 +251,8 @@ void plan_pair_scorer(const ModelFolder& f, const OnnxSummary& onnx, ModelSpec& 
                                                join(archs, ", "));
     }
   } else if (!archs.empty() && !declared_classifier) {
-    throw Error(ErrorCode::kUnsupported,
-                f.root.string() + ": not a cross-encoder: config.json architectures are " + join(archs, ", ") +
-                    ", expected a *ForSequenceClassification model");
+    throw Error(ErrorCode::kUnsupported, f.root.string() + ": not a cross-encoder: config.json architectures are " +
+                                             join(archs, ", ") + ", expected a *ForSequenceClassification model");
   }
   spec.output = choose_logits(onnx, f, declared_classifier || spec.llm.has_value());
   const OnnxTensor& out = onnx.outputs[spec.output];

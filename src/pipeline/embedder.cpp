@@ -8,11 +8,11 @@
 #include "model/model_spec.hpp"
 #include "model/modules/normalize_module.hpp"
 #include "model/token_ids.hpp"
-#include "pipeline/model_inputs.hpp"
-#include "pipeline/pooling.hpp"
 #include "pipeline/heads/dense_head.hpp"
 #include "pipeline/heads/multi_vector_head.hpp"
 #include "pipeline/heads/sparse_head.hpp"
+#include "pipeline/model_inputs.hpp"
+#include "pipeline/pooling.hpp"
 #include "pipeline/runner.hpp"
 #include "runtime/session.hpp"
 #include "sieve/embedder.hpp"
@@ -279,10 +279,9 @@ Embedder Embedder::load(const std::filesystem::path& folder_path, const Embedder
   auto tokenizer = Tokenizer::from_file(folder.tokenizer_file);
   const auto summary = model::read_onnx_summary(folder.onnx_file);
   if (const model::Kind kind = model::detect_kind(folder, summary); model::scores_pairs(kind)) {
-    throw Error(ErrorCode::kUnsupported,
-                folder.root.string() + ": is " + model::describe_kind(folder, kind) +
-                    ", not an embedding model: it scores texts and gives no vectors; use " +
-                    model::kind_commands(kind) + " (a Reranker in the libraries)");
+    throw Error(ErrorCode::kUnsupported, folder.root.string() + ": is " + model::describe_kind(folder, kind) +
+                                             ", not an embedding model: it scores texts and gives no vectors; use " +
+                                             model::kind_commands(kind) + " (a Reranker in the libraries)");
   }
   model::check_token_ids(folder, summary, tokenizer);
   model::ModelSpec spec = model::resolve_model(folder, summary, {options.max_length, options.pooling});
@@ -469,8 +468,8 @@ std::vector<float> Embedder::run_batch(std::span<const EncodedText* const> input
     std::vector<std::size_t> prompt_tokens;
     prompt_tokens.reserve(inputs.size());
     for (const EncodedText* input : inputs) prompt_tokens.push_back(input->prompt_tokens);
-    rows = pipeline::dense_rows(run, m.info.pooled_by_model, prompt_tokens, m.info.pooling_modes,
-                                m.spec.vector_modules);
+    rows =
+        pipeline::dense_rows(run, m.info.pooled_by_model, prompt_tokens, m.info.pooling_modes, m.spec.vector_modules);
   }
   t.pool_seconds += seconds_since(start);
   return rows;
@@ -561,18 +560,18 @@ Embeddings Embedder::embed(std::span<const std::string_view> texts, const EmbedO
   result.data.resize(result.rows * keep);
   std::size_t done = 0;
   for_each_pooled_batch(*this, options.batch_size > 0 ? options.batch_size : m.batch_size, encoded, t,
-                 [&](const std::vector<float>& pooled, std::span<const std::size_t> rows) {
-                   const std::size_t dim = pooled.size() / rows.size();
-                   for (std::size_t row = 0; row < rows.size(); ++row) {
-                     finish(std::span<const float>(pooled).subspan(row * dim, dim), keep, normalize,
-                            result.data.data() + rows[row] * keep);
-                   }
-                   done += rows.size();
-                   if (options.progress && !options.progress(done, result.rows)) {
-                     throw Error(ErrorCode::kCancelled, "stopped after " + std::to_string(done) + " of " +
-                                                            std::to_string(result.rows) + " inputs");
-                   }
-                 });
+                        [&](const std::vector<float>& pooled, std::span<const std::size_t> rows) {
+                          const std::size_t dim = pooled.size() / rows.size();
+                          for (std::size_t row = 0; row < rows.size(); ++row) {
+                            finish(std::span<const float>(pooled).subspan(row * dim, dim), keep, normalize,
+                                   result.data.data() + rows[row] * keep);
+                          }
+                          done += rows.size();
+                          if (options.progress && !options.progress(done, result.rows)) {
+                            throw Error(ErrorCode::kCancelled, "stopped after " + std::to_string(done) + " of " +
+                                                                   std::to_string(result.rows) + " inputs");
+                          }
+                        });
   return result;
 }
 
@@ -595,13 +594,13 @@ std::vector<SparseVector> Embedder::embed_sparse(std::span<const std::string_vie
     return result;
   }
   std::vector<SparseVector> result(texts.size());
-  for_each_pooled_batch(*this, m.batch_size, encoded, t,
-                 [&](const std::vector<float>& pooled, std::span<const std::size_t> rows) {
-                   const std::size_t dim = pooled.size() / rows.size();
-                   for (std::size_t row = 0; row < rows.size(); ++row) {
-                     result[rows[row]] = sparsify(std::span<const float>(pooled).subspan(row * dim, dim), options);
-                   }
-                 });
+  for_each_pooled_batch(
+      *this, m.batch_size, encoded, t, [&](const std::vector<float>& pooled, std::span<const std::size_t> rows) {
+        const std::size_t dim = pooled.size() / rows.size();
+        for (std::size_t row = 0; row < rows.size(); ++row) {
+          result[rows[row]] = sparsify(std::span<const float>(pooled).subspan(row * dim, dim), options);
+        }
+      });
   return result;
 }
 

@@ -12,9 +12,9 @@
 #include "model/model_folder.hpp"
 #include "model/model_spec.hpp"
 #include "model/token_ids.hpp"
-#include "pipeline/model_inputs.hpp"
 #include "pipeline/heads/llm_score_head.hpp"
 #include "pipeline/heads/pair_score_head.hpp"
+#include "pipeline/model_inputs.hpp"
 #include "pipeline/runner.hpp"
 #include "runtime/session.hpp"
 #include "sieve/error.hpp"
@@ -59,7 +59,7 @@ ScoreActivation parse_score_activation(std::string_view name) {
 
 struct Reranker::Impl {
   model::ModelFolder folder;
-  model::ModelSpec spec;  // its kind, logits output, labels, head and LLM prompt
+  model::ModelSpec spec;                  // its kind, logits output, labels, head and LLM prompt
   std::vector<std::uint32_t> llm_prefix;  // the prompt's token ids before and after the text
   std::vector<std::uint32_t> llm_suffix;
   std::size_t llm_text_limit = 0;  // tokens left for the text between them
@@ -102,15 +102,16 @@ Reranker Reranker::load(const fs::path& folder_path, const RerankerOptions& opti
   const auto summary = model::read_onnx_summary(folder.onnx_file);
   if (const model::Kind kind = model::detect_kind(folder, summary); !model::scores_pairs(kind)) {
     const auto& archs = folder.architectures;
-    const std::string use = std::string(" (it is ") + model::kind_noun(kind) + ": use it with " +
-                            model::kind_commands(kind) + ")";
+    const std::string use =
+        std::string(" (it is ") + model::kind_noun(kind) + ": use it with " + model::kind_commands(kind) + ")";
     if (archs.empty()) {
       throw Error(ErrorCode::kUnsupported, folder.onnx_file.string() +
                                                ": not a cross-encoder: no float \"logits\" output of shape "
                                                "[batch, labels]" +
                                                use + "; outputs:" + model::describe_outputs(summary));
     }
-    throw Error(ErrorCode::kUnsupported, folder_path.string() + ": not a cross-encoder: config.json architectures are " +
+    throw Error(ErrorCode::kUnsupported, folder_path.string() +
+                                             ": not a cross-encoder: config.json architectures are " +
                                              join(archs, ", ") + ", expected a *ForSequenceClassification model" + use);
   }
   auto tokenizer = Tokenizer::from_file(folder.tokenizer_file);
@@ -393,15 +394,16 @@ std::vector<float> Reranker::run_all(const std::vector<Encoding>& encodings, std
   lengths.reserve(encodings.size());
   for (const Encoding& e : encodings) lengths.push_back(e.size());
   std::vector<const Encoding*> batch;
-  pipeline::for_each_batch(lengths, batch_size == 0 ? m.batch_size : batch_size, [&](std::span<const std::size_t> rows) {
-    batch.clear();
-    for (const std::size_t i : rows) batch.push_back(&encodings[i]);
-    const std::vector<float> out = run_batch(batch);
-    for (std::size_t row = 0; row < batch.size(); ++row) {
-      std::copy_n(out.begin() + static_cast<std::ptrdiff_t>(row * labels), labels,
-                  logits.begin() + static_cast<std::ptrdiff_t>(rows[row] * labels));
-    }
-  });
+  pipeline::for_each_batch(lengths, batch_size == 0 ? m.batch_size : batch_size,
+                           [&](std::span<const std::size_t> rows) {
+                             batch.clear();
+                             for (const std::size_t i : rows) batch.push_back(&encodings[i]);
+                             const std::vector<float> out = run_batch(batch);
+                             for (std::size_t row = 0; row < batch.size(); ++row) {
+                               std::copy_n(out.begin() + static_cast<std::ptrdiff_t>(row * labels), labels,
+                                           logits.begin() + static_cast<std::ptrdiff_t>(rows[row] * labels));
+                             }
+                           });
   return logits;
 }
 

@@ -61,7 +61,8 @@ void Runner::describe(ModelInfo& info) const {
 void for_each_batch(const std::vector<std::size_t>& lengths, std::size_t batch_size,
                     const std::function<void(std::span<const std::size_t>)>& batch) {
   const BatchPlan plan = plan_batches(lengths, batch_size);
-  for (const auto& [begin, end] : plan.batches) batch(std::span<const std::size_t>(plan.order).subspan(begin, end - begin));
+  for (const auto& [begin, end] : plan.batches)
+    batch(std::span<const std::size_t>(plan.order).subspan(begin, end - begin));
 }
 
 }  // namespace sieve::pipeline

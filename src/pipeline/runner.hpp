@@ -17,8 +17,8 @@ namespace sieve::pipeline {
 // One run's output and the padded batch it came from.
 struct RunOutput {
   runtime::FloatOutput output;
-  std::size_t rows = 0;             // inputs in the batch
-  std::size_t sequence = 0;         // tokens per row after padding
+  std::size_t rows = 0;            // inputs in the batch
+  std::size_t sequence = 0;        // tokens per row after padding
   std::vector<std::int64_t> mask;  // the attention mask fed to the graph, [rows x sequence]
 };
 

@@ -52,9 +52,9 @@ Description describe_folder(const fs::path& path, const RegistryOptions& options
   d.onnx = model::read_onnx_summary(d.folder.onnx_file);
   // The options that decide the spec are the loader's of the kind; which loader is a matter of the files alone.
   const bool reranker = model::loads_as_reranker(model::detect_kind(d.folder, d.onnx));
-  const model::SpecOptions spec_options = reranker
-                                              ? model::SpecOptions{options.reranker.max_length, std::nullopt}
-                                              : model::SpecOptions{options.embedder.max_length, options.embedder.pooling};
+  const model::SpecOptions spec_options =
+      reranker ? model::SpecOptions{options.reranker.max_length, std::nullopt}
+               : model::SpecOptions{options.embedder.max_length, options.embedder.pooling};
   d.spec = model::resolve_model(d.folder, d.onnx, spec_options);
   d.kind = d.spec.public_kind();
   d.bytes = model::estimate_bytes(d.folder, d.onnx);

@@ -54,8 +54,7 @@ json rerank(ServerState& state, const Request& req) {
   std::size_t tokens = 0;
   std::vector<float> scores;
   if (model.is_late_interaction()) {
-    MaxSimScores late =
-        model.maxsim_scores(query, views, "documents", state.deadline(), ServerState::client_gone(req));
+    MaxSimScores late = model.maxsim_scores(query, views, "documents", state.deadline(), ServerState::client_gone(req));
     scores = std::move(late.scores);
     tokens = late.tokens;
   } else {

@@ -88,8 +88,8 @@ ServedModels::ServedModels(ModelRegistry& registry, const std::vector<std::strin
       std::shared_ptr<const Reranker> reranker = registry.reranker(name);
       if (const Embedder* late = reranker->late_interaction_model()) {
         // Shares the reranker's ownership of the model.
-        model.late = std::make_shared<EmbeddingService>(std::shared_ptr<const Embedder>(reranker, late), scheduling,
-                                                        observe);
+        model.late =
+            std::make_shared<EmbeddingService>(std::shared_ptr<const Embedder>(reranker, late), scheduling, observe);
       }
       model.reranker = std::make_shared<RerankService>(std::move(reranker), scheduling, observe);
     } else {
@@ -141,10 +141,10 @@ const ServedModel& ServedModels::find(const std::optional<std::string>& name, Ro
   for (const ServedModel& m : models_) {
     if (m.name != *name) continue;
     if (!serves(m, role)) {
-      throw HttpError(400,
-                      "the model `" + *name + "` is " + described(role_of(m)) + ", not " + described(role) +
-                          serving_routes(m.type),
-                      "model", "model_kind_mismatch");
+      throw HttpError(
+          400,
+          "the model `" + *name + "` is " + described(role_of(m)) + ", not " + described(role) + serving_routes(m.type),
+          "model", "model_kind_mismatch");
     }
     return m;
   }
@@ -173,11 +173,11 @@ const ServedModel& ServedModels::late_interaction(const std::optional<std::strin
   }
   const ServedModel& m = any(name);
   if (!m.gives_token_vectors()) {
-    throw HttpError(
-        400,
-        "the model `" + *name + "` is not a late-interaction (ColBERT) model; token vectors come from ColBERT models" +
-            serving_routes(m.type),
-        "model", "model_kind_mismatch");
+    throw HttpError(400,
+                    "the model `" + *name +
+                        "` is not a late-interaction (ColBERT) model; token vectors come from ColBERT models" +
+                        serving_routes(m.type),
+                    "model", "model_kind_mismatch");
   }
   return m;
 }

@@ -25,7 +25,7 @@ struct MaxSimScores {
 struct ServedModel {
   std::string name;
   ModelKind kind = ModelKind::kEmbedding;
-  ModelType type = ModelType::kDense;  // what the model is: the routes it serves follow from it
+  ModelType type = ModelType::kDense;           // what the model is: the routes it serves follow from it
   std::shared_ptr<EmbeddingService> embedding;  // set for the embedding kinds
   std::shared_ptr<RerankService> reranker;      // set for rerankers
   // A ColBERT model's token vectors (for /embed_all and its MaxSim scores), scheduled as embeddings are.

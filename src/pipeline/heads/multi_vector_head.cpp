@@ -31,7 +31,8 @@ std::vector<TokenVectors> token_vectors(const RunOutput& run, std::span<const To
     }
     v.rows = v.ids.size();
     v.dimension = rules.dimension != 0 ? rules.dimension : width;
-    v.data = rules.modules.empty() ? std::move(states) : apply_vector_modules(rules.modules, std::move(states), v.rows, width);
+    v.data = rules.modules.empty() ? std::move(states)
+                                   : apply_vector_modules(rules.modules, std::move(states), v.rows, width);
     for (std::size_t r = 0; r < v.rows; ++r) l2_normalize(v.data.data() + r * v.dimension, v.dimension);
   }
   return result;

@@ -39,6 +39,10 @@ int Result::rows() const {
   return PQntuples(result_.get());
 }
 
+int Result::columns() const {
+  return PQnfields(result_.get());
+}
+
 bool Result::null(int row, int column) const {
   return PQgetisnull(result_.get(), row, column) != 0;
 }

@@ -32,6 +32,7 @@ class Result {
  public:
   explicit Result(PGresult* result) : result_(result) {}
   [[nodiscard]] int rows() const;
+  [[nodiscard]] int columns() const;
   [[nodiscard]] bool null(int row, int column) const;
   [[nodiscard]] std::string_view text(int row, int column) const;
   [[nodiscard]] std::int64_t integer(int row, int column) const;

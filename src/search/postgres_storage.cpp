@@ -10,6 +10,7 @@
 #include <span>
 #include <unordered_map>
 
+#include "search/connection_pool.hpp"
 #include "search/postgres.hpp"
 #include "search/storage.hpp"
 #include "search/text_match.hpp"
@@ -349,37 +350,8 @@ class PostgresStorage final : public IndexStorage {
   std::optional<std::string> meta_in(Connection& db, std::string_view key) const { return meta_of(db, key); }
   [[nodiscard]] const pg::Location& location() const noexcept { return location_; }
 
-  struct Lease {
-    const PostgresStorage* owner;
-    std::unique_ptr<Connection> db;
-    Lease(const PostgresStorage* o, std::unique_ptr<Connection> d) : owner(o), db(std::move(d)) {}
-    Lease(Lease&&) noexcept = default;
-    Lease& operator=(Lease&&) = delete;
-    Lease(const Lease&) = delete;
-    Lease& operator=(const Lease&) = delete;
-    ~Lease() {
-      if (db) owner->give_back(std::move(db));
-    }
-  };
-
-  Lease reader() const {
-    {
-      const std::scoped_lock lock(pool_mutex_);
-      while (!pool_.empty()) {
-        auto db = std::move(pool_.back());
-        pool_.pop_back();
-        if (db->healthy()) return {this, std::move(db)};
-      }
-    }
-    return {this, connect()};
-  }
-
-  void give_back(std::unique_ptr<Connection> db) const {
-    // A connection left inside a transaction (an error mid-way) or cut off is not reused.
-    if (!db->healthy()) return;
-    const std::scoped_lock lock(pool_mutex_);
-    if (pool_.size() < 8) pool_.push_back(std::move(db));
-  }
+  using Lease = ConnectionPool<Connection>::Lease;
+  Lease reader() const { return readers_.lease(); }
 
   static std::int64_t count(Connection& db, const std::string& sql, const std::vector<Param>& params = {}) {
     const auto result = db.exec(sql, params);
@@ -464,8 +436,8 @@ class PostgresStorage final : public IndexStorage {
   StorageConfig config_;
   std::unique_ptr<Connection> writer_;
   std::mutex writer_mutex_;
-  mutable std::mutex pool_mutex_;
-  mutable std::vector<std::unique_ptr<Connection>> pool_;
+  // A connection left inside a transaction (an error mid-way) or cut off is not reused.
+  ConnectionPool<Connection> readers_{[this] { return connect(); }, [](const Connection& db) { return db.healthy(); }};
 };
 
 PostgresWriter::PostgresWriter(Connection& connection, std::unique_lock<std::mutex> lock,
@@ -529,43 +501,35 @@ class PostgresSnapshot final : public StorageSnapshot {
   }
 
   AllowedChunks filter(const ChunkFilter& filter) override {
-    if (filter.empty()) return std::nullopt;
-    AllowedChunks allowed;
     const auto ids_of = [](const auto& found) {
       std::vector<std::int64_t> ids;
       ids.reserve(static_cast<std::size_t>(found.rows()));
       for (int r = 0; r < found.rows(); ++r) ids.push_back(found.integer(r, 0));
       return ids;
     };
-    for (const auto& [key, value] : filter.metadata) {
-      const auto found =
-          key == "source"
-              ? db().exec("SELECT c.id FROM " + table("chunks") + " c JOIN " + table("documents") +
-                              " d ON d.id = c.document_id WHERE d.source = $1 ORDER BY c.id",
-                          {value})
-              : db().exec("SELECT c.id FROM " + table("chunks") + " c JOIN " + table("document_metadata") +
-                              " m ON m.document_id = c.document_id WHERE m.key = $1 AND m.value = $2 ORDER BY c.id",
-                          {key, value});
-      narrow(allowed, ids_of(found));
-    }
-    if (!filter.formats.empty()) {
-      narrow(allowed, ids_of(db().exec("SELECT c.id FROM " + table("chunks") + " c JOIN " + table("documents") +
-                                           " d ON d.id = c.document_id WHERE d.format IN (SELECT "
-                                           "jsonb_array_elements_text($1::jsonb)) ORDER BY c.id",
-                                       {nlohmann::json(filter.formats).dump()})));
-    }
-    if (!filter.folders.empty()) {
+    const std::string chunks = table("chunks") + " c JOIN " + table("documents") + " d ON d.id = c.document_id";
+    FilterLookups lookups;
+    lookups.metadata = [&](const std::string& key, const std::string& value) {
+      return ids_of(key == "source"
+                        ? db().exec("SELECT c.id FROM " + chunks + " WHERE d.source = $1 ORDER BY c.id", {value})
+                        : db().exec("SELECT c.id FROM " + table("chunks") + " c JOIN " + table("document_metadata") +
+                                        " m ON m.document_id = c.document_id WHERE m.key = $1 AND m.value = $2 "
+                                        "ORDER BY c.id",
+                                    {key, value}));
+    };
+    lookups.formats = [&](const std::vector<std::string>& formats) {
+      return ids_of(db().exec("SELECT c.id FROM " + chunks +
+                                  " WHERE d.format IN (SELECT jsonb_array_elements_text($1::jsonb)) ORDER BY c.id",
+                              {nlohmann::json(formats).dump()}));
+    };
+    lookups.below = [&](const std::string& folder, const std::string& prefix) {
       // starts_with rather than a range of paths: what sorts between "dir/" and "dir0" depends on the collation.
-      std::vector<std::int64_t> below;
-      for (const auto& [folder, prefix] : folder_prefixes(filter.folders)) {
-        below = united(below, ids_of(db().exec("SELECT c.id FROM " + table("chunks") + " c JOIN " + table("documents") +
-                                                   " d ON d.id = c.document_id WHERE d.source = $1 OR "
-                                                   "starts_with(d.source, $2) ORDER BY c.id",
-                                               {folder, prefix})));
-      }
-      narrow(allowed, std::move(below));
-    }
-    return allowed;
+      return ids_of(db().exec("SELECT c.id FROM " + chunks +
+                                  " WHERE d.source = $1 OR starts_with(d.source, $2) "
+                                  "ORDER BY c.id",
+                              {folder, prefix}));
+    };
+    return allowed_chunks(filter, lookups);
   }
 
   std::vector<ScoredChunk> nearest(std::span<const float> query, std::size_t n, const AllowedChunks& allowed,
@@ -665,25 +629,9 @@ class PostgresSnapshot final : public StorageSnapshot {
     return found;
   }
 
-  // The chunk columns stored_chunk() reads, in its order; a query selects them from "chunks c" and "documents d".
-  static constexpr std::string_view kChunkColumns =
-      "c.id, d.key, d.source, d.title, c.ordinal, c.start_byte, c.end_byte, c.text, d.metadata, c.section, d.format";
-
   // Row r of a query selecting kChunkColumns.
   static StoredChunk stored_chunk(const Result& rows, int r) {
-    StoredChunk chunk;
-    chunk.id = rows.integer(r, 0);
-    chunk.document_key = rows.text(r, 1);
-    chunk.source = rows.text(r, 2);
-    chunk.title = rows.text(r, 3);
-    chunk.ordinal = static_cast<std::size_t>(rows.integer(r, 4));
-    chunk.begin = static_cast<std::size_t>(rows.integer(r, 5));
-    chunk.end = static_cast<std::size_t>(rows.integer(r, 6));
-    chunk.text = rows.text(r, 7);
-    chunk.metadata = parse_metadata(rows.text(r, 8));
-    chunk.section = rows.text(r, 9);
-    chunk.format = rows.text(r, 10);
-    return chunk;
+    return chunk_from_row([&](int i) { return rows.integer(r, i); }, [&](int i) { return rows.text(r, i); });
   }
 
   std::vector<StoredChunk> chunks(std::span<const std::int64_t> ids) override {
@@ -798,25 +746,17 @@ CheckReport PostgresStorage::check() const {
         report.problems.push_back("the index " + std::string(rows.text(r, 0)) +
                                   " is not valid (an interrupted build: REINDEX it)");
       });
-  each("SELECT c.id FROM " + table("chunks") + " c LEFT JOIN " + table("documents") +
-           " d ON d.id = c.document_id WHERE d.id IS NULL",
-       [&](const Result& rows, int r) {
-         report.problems.push_back("chunk " + std::string(rows.text(r, 0)) + " belongs to no document");
-       });
-  each("SELECT d.key, count(*), min(c.ordinal), max(c.ordinal) FROM " + table("chunks") + " c JOIN " +
-           table("documents") +
-           " d ON d.id = c.document_id GROUP BY d.key HAVING min(c.ordinal) != 0 OR max(c.ordinal) != count(*) - 1",
-       [&](const Result& rows, int r) {
-         const auto n = rows.integer(r, 1);
-         report.problems.push_back("document " + std::string(rows.text(r, 0)) + ": its " + std::to_string(n) +
-                                   " chunks are not numbered 0 to " + std::to_string(n - 1));
-       });
-  each("SELECT d.key, c.start_byte, count(*) FROM " + table("chunks") + " c JOIN " + table("documents") +
-           " d ON d.id = c.document_id GROUP BY d.key, c.start_byte, c.end_byte HAVING count(*) > 1",
-       [&](const Result& rows, int r) {
-         report.problems.push_back("document " + std::string(rows.text(r, 0)) + " holds the chunk at byte " +
-                                   std::string(rows.text(r, 1)) + " " + std::string(rows.text(r, 2)) + " times");
-       });
+  check_chunk_rows(
+      report, [&](std::string_view name) { return table(name); },
+      [&](const std::string& sql) {
+        std::vector<std::vector<std::string>> out;
+        const auto rows = db.exec(sql);
+        for (int r = 0; r < rows.rows(); ++r) {
+          auto& row = out.emplace_back();
+          for (int i = 0; i < rows.columns(); ++i) row.emplace_back(rows.text(r, i));
+        }
+        return out;
+      });
   const auto chunk_rows = count(db, "SELECT count(*) FROM " + table("chunks"));
   const auto words = count(db, "SELECT coalesce(sum(word_count), 0) FROM " + table("chunks"));
   const auto recorded_words = std::stoll(meta_of(db, "total_words").value_or("-1"));

@@ -122,6 +122,10 @@ bool Statement::is_null(int column) const {
   return sqlite3_column_type(stmt_.get(), column) == SQLITE_NULL;
 }
 
+int Statement::columns() const {
+  return sqlite3_column_count(stmt_.get());
+}
+
 Transaction::Transaction(Database& db, Kind kind) : db_(&db) {
   db.exec(kind == Kind::kWrite ? "BEGIN IMMEDIATE" : "BEGIN");
   if (kind == Kind::kRead) {

@@ -61,6 +61,8 @@ class Statement {
   [[nodiscard]] std::string_view text_view(int column) const;
   [[nodiscard]] std::span<const float> floats(int column) const;
   [[nodiscard]] bool is_null(int column) const;
+  // The number of columns of its result.
+  [[nodiscard]] int columns() const;
 
  private:
   struct Finalizer {

@@ -13,7 +13,9 @@
 #include <unordered_set>
 
 #include "search/ann_graph.hpp"
+#include "search/connection_pool.hpp"
 #include "search/digest.hpp"
+#include "search/graph_file.hpp"
 #include "search/sqlite.hpp"
 #include "search/storage.hpp"
 #include "search/text_match.hpp"
@@ -74,14 +76,6 @@ CREATE TRIGGER IF NOT EXISTS chunks_removed_postings AFTER DELETE ON chunks BEGI
 END;
 )sql";
 
-void sync_directory(const fs::path& folder) {
-  const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd >= 0) {
-    ::fsync(fd);
-    ::close(fd);
-  }
-}
-
 std::string now_utc() {
   std::array<char, 32> text{};
   const std::time_t now = std::time(nullptr);
@@ -97,25 +91,12 @@ double dot(std::span<const float> a, const float* b) {
   return sum;
 }
 
-// Where the graph stands, as the database records it.
-struct GraphRecord {
-  std::string file;  // empty: no graph (exact search)
-  std::string sha256;
-  std::int64_t covers_chunk = 0;    // every chunk id up to this was added...
-  std::int64_t covers_removed = 0;  // ...and every removal logged up to this applied
-};
-
 // The vectors of chunks in memory, for exact search; valid for one state of the data.
 struct VectorCache {
   std::int64_t max_chunk = -1;
   std::int64_t removed = -1;
   std::vector<std::int64_t> ids;
   std::vector<float> data;
-};
-
-struct LoadedGraph {
-  std::string file;
-  std::unique_ptr<AnnGraph> graph;
 };
 
 class SqliteStorage;
@@ -294,7 +275,10 @@ class SqliteStorage final : public IndexStorage {
     }
     stem_keyword_index(db);
     config_ = read_config_from(db);
+    graphs_ = std::make_unique<GraphFiles>(folder_, config_.model.dimension);
   }
+
+  [[nodiscard]] const GraphFiles& graphs() const { return *graphs_; }
 
   std::optional<std::string> meta(std::string_view key) const override {
     auto lease = reader();
@@ -343,33 +327,8 @@ class SqliteStorage final : public IndexStorage {
   const StorageConfig& config() const override { return config_; }
 
   // A read connection of the pool, returned on destruction.
-  struct Lease {
-    const SqliteStorage* owner;
-    std::unique_ptr<Database> db;
-    Lease(const SqliteStorage* o, std::unique_ptr<Database> d) : owner(o), db(std::move(d)) {}
-    Lease(Lease&&) noexcept = default;
-    Lease& operator=(Lease&&) = delete;
-    Lease(const Lease&) = delete;
-    Lease& operator=(const Lease&) = delete;
-    ~Lease() {
-      if (db) owner->give_back(std::move(db));
-    }
-  };
-  Lease reader() const {
-    {
-      const std::scoped_lock lock(pool_mutex_);
-      if (!pool_.empty()) {
-        auto db = std::move(pool_.back());
-        pool_.pop_back();
-        return {this, std::move(db)};
-      }
-    }
-    return {this, std::make_unique<Database>(folder_ / kDatabaseFile, Database::Mode::kReadOnly)};
-  }
-  void give_back(std::unique_ptr<Database> db) const {
-    const std::scoped_lock lock(pool_mutex_);
-    if (pool_.size() < 8) pool_.push_back(std::move(db));
-  }
+  using Lease = ConnectionPool<Database>::Lease;
+  Lease reader() const { return readers_.lease(); }
 
   static std::optional<std::string> meta_of(Database& db, std::string_view key) {
     auto statement = db.prepare("SELECT value FROM meta WHERE key = ?");
@@ -398,37 +357,6 @@ class SqliteStorage final : public IndexStorage {
     return statement.step() ? statement.integer(0) : 0;
   }
 
-  // The graph a snapshot names, loaded once and shared; nullptr when its
-  // file is gone (a writer replaced it since) or damaged.
-  std::shared_ptr<const LoadedGraph> graph_for(const GraphRecord& record, std::string* problem = nullptr) const {
-    if (record.file.empty()) return nullptr;
-    {
-      const std::scoped_lock lock(graph_mutex_);
-      if (graph_ && graph_->file == record.file) return graph_;
-    }
-    const fs::path file = folder_ / record.file;
-    std::error_code error;
-    if (!fs::exists(file, error)) {
-      if (problem) *problem = "the graph file " + record.file + " the database names is missing";
-      return nullptr;
-    }
-    if (file_sha256(file) != record.sha256) {
-      if (problem) *problem = "the graph file " + record.file + " does not match its recorded SHA-256";
-      return nullptr;
-    }
-    auto loaded = std::make_shared<LoadedGraph>();
-    loaded->file = record.file;
-    try {
-      loaded->graph = std::make_unique<AnnGraph>(file, config_.model.dimension);
-    } catch (const Error& e) {
-      if (problem) *problem = e.what();
-      return nullptr;
-    }
-    const std::scoped_lock lock(graph_mutex_);
-    graph_ = loaded;
-    return loaded;
-  }
-
   std::shared_ptr<const VectorCache> all_vectors(Database& db, std::int64_t max_chunk, std::int64_t removed) const {
     {
       const std::scoped_lock lock(cache_mutex_);
@@ -454,10 +382,9 @@ class SqliteStorage final : public IndexStorage {
   StorageConfig config_;
   std::unique_ptr<Database> writer_db_;
   std::mutex writer_mutex_;
-  mutable std::mutex pool_mutex_;
-  mutable std::vector<std::unique_ptr<Database>> pool_;
-  mutable std::mutex graph_mutex_;
-  mutable std::shared_ptr<const LoadedGraph> graph_;
+  ConnectionPool<Database> readers_{
+      [this] { return std::make_unique<Database>(folder_ / kDatabaseFile, Database::Mode::kReadOnly); }};
+  std::unique_ptr<GraphFiles> graphs_;  // made once the dimension is known
   mutable std::mutex cache_mutex_;
   mutable std::shared_ptr<const VectorCache> cache_;
 
@@ -512,14 +439,13 @@ class SqliteSnapshot final : public StorageSnapshot {
   }
 
   AllowedChunks filter(const ChunkFilter& filter) override {
-    if (filter.empty()) return std::nullopt;
-    AllowedChunks allowed;
     const auto ids_of = [](Statement& statement) {
       std::vector<std::int64_t> ids;
       while (statement.step()) ids.push_back(statement.integer(0));
       return ids;
     };
-    for (const auto& [key, value] : filter.metadata) {
+    FilterLookups lookups;
+    lookups.metadata = [&](const std::string& key, const std::string& value) {
       auto statement =
           key == "source"
               ? lease_.db->prepare(
@@ -529,29 +455,24 @@ class SqliteSnapshot final : public StorageSnapshot {
                     "SELECT c.id FROM chunks c JOIN document_metadata m ON m.document_id = c.document_id "
                     "WHERE m.key = ?1 AND m.value = ?2 ORDER BY c.id");
       statement.bind(1, key).bind(2, value);
-      narrow(allowed, ids_of(statement));
-    }
-    if (!filter.formats.empty()) {
+      return ids_of(statement);
+    };
+    lookups.formats = [&](const std::vector<std::string>& formats) {
       auto statement = lease_.db->prepare(
           "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id "
           "WHERE d.format IN (SELECT value FROM json_each(?1)) ORDER BY c.id");
-      statement.bind(1, nlohmann::json(filter.formats).dump());
-      narrow(allowed, ids_of(statement));
-    }
-    if (!filter.folders.empty()) {
+      statement.bind(1, nlohmann::json(formats).dump());
+      return ids_of(statement);
+    };
+    lookups.below = [&](const std::string& folder, const std::string& prefix) {
       // substr rather than a range of paths: what sorts between "dir/" and "dir0" depends on the collation.
       auto statement = lease_.db->prepare(
           "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id "
           "WHERE d.source = ?1 OR substr(d.source, 1, length(?2)) = ?2 ORDER BY c.id");
-      std::vector<std::int64_t> below;
-      for (const auto& [folder, prefix] : folder_prefixes(filter.folders)) {
-        statement.bind(1, folder).bind(2, prefix);
-        below = united(below, ids_of(statement));
-        statement.reset();
-      }
-      narrow(allowed, std::move(below));
-    }
-    return allowed;
+      statement.bind(1, folder).bind(2, prefix);
+      return ids_of(statement);
+    };
+    return allowed_chunks(filter, lookups);
   }
 
   std::vector<ScoredChunk> nearest(std::span<const float> query, std::size_t n, const AllowedChunks& allowed,
@@ -559,7 +480,7 @@ class SqliteSnapshot final : public StorageSnapshot {
     if (used_ann) *used_ann = false;
     const std::size_t threshold = storage_->config().options.exact_threshold;
     std::shared_ptr<const LoadedGraph> graph;
-    if (!exact && chunk_count_ >= threshold) graph = storage_->graph_for(graph_);
+    if (!exact && chunk_count_ >= threshold) graph = storage_->graphs().load(graph_);
     if (allowed && allowed->size() <= threshold) graph = nullptr;
     if (!graph) {
       if (allowed) return exact_over(query, n, *allowed);
@@ -578,26 +499,13 @@ class SqliteSnapshot final : public StorageSnapshot {
       if (removed.contains(id)) return false;
       return !allowed || std::binary_search(allowed->begin(), allowed->end(), id);
     };
-    std::vector<ScoredChunk> found;
-    for (std::size_t want = n + removed.size(); found.size() < n;) {
-      if (allowed) want *= 8;
-      found.clear();
-      for (const auto& hit : graph->graph->search(query, want, std::max(ef, want))) {
-        if (hit.id <= graph_.covers_chunk && keep(hit.id)) found.push_back(hit);
-      }
-      if (found.size() >= n || want >= graph->graph->elements()) break;
-      if (!allowed) want *= 2;
-    }
-    // Chunks added since the graph was saved: searched exactly.
-    auto statement = lease_.db->prepare("SELECT id, vector FROM chunks WHERE id > ?");
-    statement.bind(1, graph_.covers_chunk);
-    while (statement.step()) {
-      const std::int64_t id = statement.integer(0);
-      const auto vector = statement.floats(1);
-      if (vector.size() == query.size() && keep(id)) found.push_back({id, dot(query, vector.data())});
-    }
-    keep_best(found, n);
-    return found;
+    // Chunks added since the graph was saved.
+    const auto tail = [&](const std::function<void(std::int64_t, std::span<const float>)>& each) {
+      auto statement = lease_.db->prepare("SELECT id, vector FROM chunks WHERE id > ?");
+      statement.bind(1, graph_.covers_chunk);
+      while (statement.step()) each(statement.integer(0), statement.floats(1));
+    };
+    return GraphFiles::search(*graph, graph_, query, n, ef, removed.size(), allowed.has_value(), keep, tail);
   }
 
   std::vector<ScoredChunk> keyword(std::string_view query, std::size_t n, const AllowedChunks& allowed) override {
@@ -646,25 +554,9 @@ class SqliteSnapshot final : public StorageSnapshot {
     return found;
   }
 
-  // The chunk columns stored_chunk() reads, in its order; a query selects them from "chunks c" and "documents d".
-  static constexpr std::string_view kChunkColumns =
-      "c.id, d.key, d.source, d.title, c.ordinal, c.start_byte, c.end_byte, c.text, d.metadata, c.section, d.format";
-
   // The current row of a query selecting kChunkColumns.
-  static StoredChunk stored_chunk(Statement& statement) {
-    StoredChunk chunk;
-    chunk.id = statement.integer(0);
-    chunk.document_key = statement.text(1);
-    chunk.source = statement.text(2);
-    chunk.title = statement.text(3);
-    chunk.ordinal = static_cast<std::size_t>(statement.integer(4));
-    chunk.begin = static_cast<std::size_t>(statement.integer(5));
-    chunk.end = static_cast<std::size_t>(statement.integer(6));
-    chunk.text = statement.text(7);
-    chunk.metadata = parse_metadata(statement.text_view(8));
-    chunk.section = statement.text(9);
-    chunk.format = statement.text(10);
-    return chunk;
+  static StoredChunk stored_chunk(const Statement& statement) {
+    return chunk_from_row([&](int i) { return statement.integer(i); }, [&](int i) { return statement.text_view(i); });
   }
 
   std::vector<StoredChunk> chunks(std::span<const std::int64_t> ids) override {
@@ -755,30 +647,18 @@ std::size_t SqliteStorage::refresh_graph() {
     removed = sequence(db, "removed_chunks");
     chunk_count = static_cast<std::size_t>(count(db, "SELECT count(*) FROM chunks"));
   }
-  const auto& options = config_.options;
-  const auto remove_stale_files = [&](const std::string& keep) {
-    std::error_code error;
-    for (const auto& entry : fs::directory_iterator(folder_, error)) {
-      const std::string name = entry.path().filename().string();
-      if (name.starts_with("graph-") && name != keep) fs::remove(entry.path(), error);
-    }
-  };
-  if (chunk_count < options.exact_threshold) {
+  if (chunk_count < config_.options.exact_threshold) {
     if (!record.file.empty()) {
       Transaction write(db, Transaction::Kind::kWrite);
       db.exec("DELETE FROM meta WHERE key LIKE 'graph_%'");
       db.exec("DELETE FROM removed_chunks");
       write.commit();
     }
-    remove_stale_files("");
+    graphs_->remove_stale("");
     return 0;
   }
-  if (record.covers_chunk == max_chunk && record.covers_removed == removed && !record.file.empty()) {
-    if (graph_for(record)) return chunk_count;
-  }
-  std::shared_ptr<const LoadedGraph> current = graph_for(record);
-  std::unique_ptr<AnnGraph> graph;
-  std::int64_t from_chunk = 0;
+  const auto current = graphs_->load(record);
+  if (current && record.covers_chunk == max_chunk && record.covers_removed == removed) return chunk_count;
   std::vector<std::int64_t> removals;
   if (current) {
     Transaction read(db, Transaction::Kind::kRead);
@@ -786,61 +666,27 @@ std::size_t SqliteStorage::refresh_graph() {
     statement.bind(1, record.covers_removed).bind(2, removed);
     while (statement.step()) removals.push_back(statement.integer(0));
   }
-  const std::size_t dimension = config_.model.dimension;
-  // Deletions only mark nodes: rebuild once a quarter of the graph is dead.
-  const bool rebuild = !current || (current->graph->deleted() + removals.size()) * 4 > current->graph->elements();
-  if (rebuild) {
-    graph = std::make_unique<AnnGraph>(dimension, chunk_count, options.hnsw_m, options.hnsw_ef_construction);
-  } else {
-    // The shared graph may be searched right now: work on a private copy read from its file.
-    graph = std::make_unique<AnnGraph>(folder_ / record.file, dimension);
-    for (const std::int64_t id : removals) graph->remove(id);
-    from_chunk = record.covers_chunk;
-  }
-  const std::size_t threads = std::max(1U, std::thread::hardware_concurrency());
-  {
+  const auto vectors = [&](std::int64_t after, std::int64_t upto,
+                           const std::function<void(std::int64_t, std::span<const float>)>& each) {
     Transaction read(db, Transaction::Kind::kRead);
     auto statement = db.prepare("SELECT id, vector FROM chunks WHERE id > ? AND id <= ? ORDER BY id");
-    statement.bind(1, from_chunk).bind(2, max_chunk);
-    std::vector<std::int64_t> ids;
-    std::vector<float> data;
-    const auto flush = [&] {
-      graph->add(ids, data, threads);
-      ids.clear();
-      data.clear();
-    };
-    while (statement.step()) {
-      const auto vector = statement.floats(1);
-      if (vector.size() != dimension) continue;
-      ids.push_back(statement.integer(0));
-      data.insert(data.end(), vector.begin(), vector.end());
-      if (ids.size() == 8192) flush();
-    }
-    flush();
-  }
-  const std::string name = "graph-" + std::to_string(max_chunk) + "-" + std::to_string(removed) + ".hnsw";
-  const fs::path temporary = folder_ / (name + ".tmp");
-  graph->save(temporary);
-  fs::rename(temporary, folder_ / name);
-  sync_directory(folder_);
+    statement.bind(1, after).bind(2, upto);
+    while (statement.step()) each(statement.integer(0), statement.floats(1));
+  };
+  const auto [saved, graph] =
+      graphs_->update(record, max_chunk, removed, chunk_count, removals, config_.options, vectors);
   {
     Transaction write(db, Transaction::Kind::kWrite);
     auto set = db.prepare("INSERT OR REPLACE INTO meta VALUES (?, ?)");
-    set.bind(1, std::string_view("graph_file")).bind(2, name).run();
-    set.bind(1, std::string_view("graph_sha256")).bind(2, file_sha256(folder_ / name)).run();
+    set.bind(1, std::string_view("graph_file")).bind(2, saved.file).run();
+    set.bind(1, std::string_view("graph_sha256")).bind(2, saved.sha256).run();
     set.bind(1, std::string_view("graph_covers_chunk")).bind(2, std::to_string(max_chunk)).run();
     set.bind(1, std::string_view("graph_covers_removed")).bind(2, std::to_string(removed)).run();
     db.prepare("DELETE FROM removed_chunks WHERE seq <= ?").bind(1, removed).run();
     write.commit();
   }
-  {
-    auto loaded = std::make_shared<LoadedGraph>();
-    loaded->file = name;
-    loaded->graph = std::move(graph);
-    const std::scoped_lock graph_lock(graph_mutex_);
-    graph_ = loaded;
-  }
-  remove_stale_files(name);
+  graphs_->make_current(graph);
+  graphs_->remove_stale(saved.file);
   return chunk_count;
 }
 
@@ -902,23 +748,16 @@ CheckReport SqliteStorage::check() const {
                                    std::to_string(row.integer(1)) + " bytes, not " +
                                    std::to_string(dimension * sizeof(float)));
        });
-  each("SELECT c.id FROM chunks c LEFT JOIN documents d ON d.id = c.document_id WHERE d.id IS NULL",
-       [&](Statement& row) {
-         report.problems.push_back("chunk " + std::to_string(row.integer(0)) + " belongs to no document");
-       });
-  each(
-      "SELECT d.key, count(*), min(c.ordinal), max(c.ordinal) FROM chunks c JOIN documents d ON d.id = "
-      "c.document_id GROUP BY c.document_id HAVING min(c.ordinal) != 0 OR max(c.ordinal) != count(*) - 1",
-      [&](Statement& row) {
-        report.problems.push_back("document " + row.text(0) + ": its " + std::to_string(row.integer(1)) +
-                                  " chunks are not numbered 0 to " + std::to_string(row.integer(1) - 1));
-      });
-  each(
-      "SELECT d.key, c.start_byte, count(*) FROM chunks c JOIN documents d ON d.id = c.document_id "
-      "GROUP BY c.document_id, c.start_byte, c.end_byte HAVING count(*) > 1",
-      [&](Statement& row) {
-        report.problems.push_back("document " + row.text(0) + " holds the chunk at byte " +
-                                  std::to_string(row.integer(1)) + " " + std::to_string(row.integer(2)) + " times");
+  check_chunk_rows(
+      report, [](std::string_view name) { return std::string(name); },
+      [&](const std::string& sql) {
+        std::vector<std::vector<std::string>> rows;
+        auto statement = db.prepare(sql);
+        while (statement.step()) {
+          auto& row = rows.emplace_back();
+          for (int i = 0; i < statement.columns(); ++i) row.push_back(statement.text(i));
+        }
+        return rows;
       });
   if (config_.sparse_model) {
     each(
@@ -963,7 +802,7 @@ CheckReport SqliteStorage::check() const {
     report.notes.push_back("no nearest-neighbour graph: " + std::to_string(chunk_rows) + " chunks, searched exactly");
   } else {
     std::string problem;
-    const auto graph = graph_for(record, &problem);
+    const auto graph = graphs_->load(record, &problem);
     if (!graph) {
       report.problems.push_back(problem);
     } else {

@@ -119,4 +119,37 @@ StorageConfig config_from(const std::function<std::string(std::string_view)>& ge
   return config;
 }
 
+AllowedChunks allowed_chunks(const ChunkFilter& filter, const FilterLookups& lookups) {
+  if (filter.empty()) return std::nullopt;
+  AllowedChunks allowed;
+  for (const auto& [key, value] : filter.metadata) narrow(allowed, lookups.metadata(key, value));
+  if (!filter.formats.empty()) narrow(allowed, lookups.formats(filter.formats));
+  if (!filter.folders.empty()) {
+    std::vector<std::int64_t> below;
+    for (const auto& [folder, prefix] : folder_prefixes(filter.folders))
+      below = united(below, lookups.below(folder, prefix));
+    narrow(allowed, std::move(below));
+  }
+  return allowed;
+}
+
+void check_chunk_rows(CheckReport& report, const std::function<std::string(std::string_view)>& table,
+                      const std::function<std::vector<std::vector<std::string>>(const std::string&)>& rows) {
+  const std::string chunks = table("chunks") + " c JOIN " + table("documents") + " d ON d.id = c.document_id";
+  for (const auto& row : rows("SELECT c.id FROM " + table("chunks") + " c LEFT JOIN " + table("documents") +
+                              " d ON d.id = c.document_id WHERE d.id IS NULL")) {
+    report.problems.push_back("chunk " + row[0] + " belongs to no document");
+  }
+  for (const auto& row : rows("SELECT d.key, count(*), min(c.ordinal), max(c.ordinal) FROM " + chunks +
+                              " GROUP BY d.key HAVING min(c.ordinal) != 0 OR max(c.ordinal) != count(*) - 1")) {
+    const long long n = std::stoll(row[1]);
+    report.problems.push_back("document " + row[0] + ": its " + row[1] + " chunks are not numbered 0 to " +
+                              std::to_string(n - 1));
+  }
+  for (const auto& row : rows("SELECT d.key, c.start_byte, count(*) FROM " + chunks +
+                              " GROUP BY d.key, c.start_byte, c.end_byte HAVING count(*) > 1")) {
+    report.problems.push_back("document " + row[0] + " holds the chunk at byte " + row[1] + " " + row[2] + " times");
+  }
+}
+
 }  // namespace sieve::search

@@ -86,6 +86,45 @@ void narrow(AllowedChunks& allowed, std::vector<std::int64_t> ids);
 // The sorted union of two sorted lists.
 std::vector<std::int64_t> united(const std::vector<std::int64_t>& a, const std::vector<std::int64_t>& b);
 
+// The chunk ids each part of a filter allows, as a store looks them up: each list sorted by id.
+struct FilterLookups {
+  // Chunks of documents whose metadata `key` is `value` ("source": of documents read from that file).
+  std::function<std::vector<std::int64_t>(const std::string& key, const std::string& value)> metadata;
+  std::function<std::vector<std::int64_t>(const std::vector<std::string>& formats)> formats;
+  // Chunks of documents whose source is `folder` or starts with `prefix` (folder_prefixes()).
+  std::function<std::vector<std::int64_t>(const std::string& folder, const std::string& prefix)> below;
+};
+// What a filter allows, every part of it intersected (the folders united): nullopt for an empty filter.
+AllowedChunks allowed_chunks(const ChunkFilter& filter, const FilterLookups& lookups);
+
+// The chunk columns chunk_from_row() reads, in its order; a query selects them from "chunks c" and "documents d".
+inline constexpr std::string_view kChunkColumns =
+    "c.id, d.key, d.source, d.title, c.ordinal, c.start_byte, c.end_byte, c.text, d.metadata, c.section, d.format";
+Metadata parse_metadata(std::string_view json_text);  // (below)
+// A row of a query selecting kChunkColumns: `integer(i)` and `text(i)` read its column i.
+template <typename Integer, typename Text>
+StoredChunk chunk_from_row(Integer integer, Text text) {
+  StoredChunk chunk;
+  chunk.id = integer(0);
+  chunk.document_key = std::string(text(1));
+  chunk.source = std::string(text(2));
+  chunk.title = std::string(text(3));
+  chunk.ordinal = static_cast<std::size_t>(integer(4));
+  chunk.begin = static_cast<std::size_t>(integer(5));
+  chunk.end = static_cast<std::size_t>(integer(6));
+  chunk.text = std::string(text(7));
+  chunk.metadata = parse_metadata(text(8));
+  chunk.section = std::string(text(9));
+  chunk.format = std::string(text(10));
+  return chunk;
+}
+
+// The checks both stores make with the same SQL, on tables named by `table` ("chunks" -> the store's name for it):
+// chunks of no document, chunks not numbered 0 to n - 1, a chunk stored twice. `rows(sql)` runs a query and gives
+// its rows as text.
+void check_chunk_rows(CheckReport& report, const std::function<std::string(std::string_view)>& table,
+                      const std::function<std::vector<std::vector<std::string>>(const std::string&)>& rows);
+
 // A document's format guessed from its id and file (for documents indexed
 // before formats were recorded): by the file name's ending, else "text".
 std::string format_by_name(std::string_view key, std::string_view source);

@@ -694,12 +694,8 @@ std::unique_ptr<StorageSnapshot> PostgresStorage::snapshot() const {
 }
 
 IndexStats PostgresStorage::stats() const {
-  IndexStats stats;
+  IndexStats stats = stats_of(config_);
   stats.folder = location_.shown;
-  stats.model = config_.model;
-  stats.sparse_model = config_.sparse_model;
-  stats.chunking = config_.options.chunking;
-  stats.exact_threshold = config_.options.exact_threshold;
   auto lease = reader();
   auto& db = *lease.db;
   pg::Transaction read(db, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");

@@ -691,12 +691,8 @@ std::size_t SqliteStorage::refresh_graph() {
 }
 
 IndexStats SqliteStorage::stats() const {
-  IndexStats stats;
+  IndexStats stats = stats_of(config_);
   stats.folder = folder_;
-  stats.model = config_.model;
-  stats.sparse_model = config_.sparse_model;
-  stats.chunking = config_.options.chunking;
-  stats.exact_threshold = config_.options.exact_threshold;
   auto lease = reader();
   auto& db = *lease.db;
   Transaction read(db, Transaction::Kind::kRead);

@@ -119,6 +119,15 @@ StorageConfig config_from(const std::function<std::string(std::string_view)>& ge
   return config;
 }
 
+IndexStats stats_of(const StorageConfig& config) {
+  IndexStats stats;
+  stats.model = config.model;
+  stats.sparse_model = config.sparse_model;
+  stats.chunking = config.options.chunking;
+  stats.exact_threshold = config.options.exact_threshold;
+  return stats;
+}
+
 AllowedChunks allowed_chunks(const ChunkFilter& filter, const FilterLookups& lookups) {
   if (filter.empty()) return std::nullopt;
   AllowedChunks allowed;

@@ -202,6 +202,8 @@ class IndexStorage {
 // What both stores share.
 // The n best of `scored`, best first, ties by id for a stable order.
 void keep_best(std::vector<ScoredChunk>& scored, std::size_t n);
+// The statistics an index's configuration gives (model, sparse model, chunking, exact threshold).
+IndexStats stats_of(const StorageConfig& config);
 // A document's metadata as stored (a JSON object), values as strings.
 Metadata parse_metadata(std::string_view json_text);
 // The model and options an index records, as (key, value) pairs of its

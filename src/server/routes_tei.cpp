@@ -88,28 +88,10 @@ std::string embed_sparse(ServerState& state, const Request& req) {
     options.min_weight = it->get<float>();
   }
   const bool tokens = optional_bool(body, "return_tokens").value_or(false);
-  std::vector<SparseVector> vectors;
-  if (model.is_sparse()) {
-    std::vector<EncodedText> encoded = encode_inputs(state, body, model);
-    vectors =
-        model.embedding->embed_sparse(std::move(encoded), options, state.deadline(), ServerState::client_gone(req));
-  } else {
-    // BGE-M3's lexical weights, from their own output and their own queue.
-    const Inputs inputs = read_inputs(body, "inputs", state.options.max_inputs, false);
-    const std::vector<std::string_view> views(inputs.texts.begin(), inputs.texts.end());
-    std::vector<EncodedText> encoded;
-    try {
-      const TokenizeTimer timer(state.metrics);
-      EncodeOptions encoding;
-      encoding.truncate = truncation_of(state, body);
-      encoding.threads = 1;
-      encoded = model.embedding->encode(views, encoding);
-    } catch (const Error& e) {
-      throw to_http_error(e, "inputs");
-    }
-    vectors =
-        model.embedding->embed_sparse(std::move(encoded), options, state.deadline(), ServerState::client_gone(req));
-  }
+  // A SPLADE model's vectors, or BGE-M3's lexical weights (from their own output and queue).
+  std::vector<EncodedText> encoded = encode_inputs(state, body, model);
+  const std::vector<SparseVector> vectors =
+      model.embedding->embed_sparse(std::move(encoded), options, state.deadline(), ServerState::client_gone(req));
   const Tokenizer& tokenizer = model.tokenizer();
   std::function<std::string_view(std::uint32_t)> token;
   if (tokens) token = [&](std::uint32_t id) { return tokenizer.id_to_token(id); };

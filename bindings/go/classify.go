@@ -108,6 +108,9 @@ func modelLabels(m *model) ([]string, error) {
 		return nil, err
 	}
 	defer m.h.release()
+	if m.info.Kind == KindMultiVector {
+		return nil, nil // a ColBERT model scores by MaxSim: it has no labels
+	}
 	labels := make([]string, m.info.Dimension)
 	for i := range labels {
 		var name *C.char

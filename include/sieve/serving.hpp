@@ -65,9 +65,9 @@ class EmbeddingService {
 
  private:
   std::shared_ptr<const Embedder> embedder_;
-  // One scheduler per output the model gives, with the same limits: pooled rows (dense and SPLADE vectors), and
-  // where the model has them, token vectors and BGE-M3's lexical weights.
-  BatchScheduler<EncodedText, std::vector<float>> scheduler_;
+  // One scheduler per output the model gives, each with the options' limits: pooled rows (dense and SPLADE
+  // vectors), token vectors (ColBERT, BGE-M3) and BGE-M3's lexical weights.
+  std::unique_ptr<BatchScheduler<EncodedText, std::vector<float>>> scheduler_;
   std::unique_ptr<BatchScheduler<TokenInput, TokenVectors>> tokens_;
   std::unique_ptr<BatchScheduler<EncodedText, SparseVector>> lexical_;
 };
@@ -91,12 +91,16 @@ class RerankService {
                                                          const std::function<bool()>& abandoned = {});
 
   [[nodiscard]] const Reranker& reranker() const noexcept { return *reranker_; }
-  [[nodiscard]] std::size_t queued() const { return scheduler_.queued(); }
-  void stop() { scheduler_.stop(); }
+  [[nodiscard]] std::size_t queued() const { return scheduler_ ? scheduler_->queued() : 0; }
+  void stop() {
+    if (scheduler_) scheduler_->stop();
+  }
 
  private:
+  // The pairs' scheduler; a ColBERT model, which scores by MaxSim, has none.
+  BatchScheduler<Encoding, std::vector<float>>& pair_scheduler();
   std::shared_ptr<const Reranker> reranker_;
-  BatchScheduler<Encoding, std::vector<float>> scheduler_;
+  std::unique_ptr<BatchScheduler<Encoding, std::vector<float>>> scheduler_;
 };
 
 }  // namespace sieve

@@ -59,9 +59,10 @@ Action add_serve_command(CLI::App& app) {
                    "Padding a model run may add, as a fraction of its real tokens")
       ->check(CLI::Range(0.0, 100.0));
   command
-      ->add_option("--max-queued", s.scheduling.max_queued, "Inputs queued per model at most; beyond, requests get 429")
+      ->add_option("--max-queued", s.scheduling.max_queued,
+                   "Inputs queued per model output at most (BGE-M3 has three outputs); beyond, requests get 429")
       ->check(CLI::PositiveNumber);
-  command->add_option("--workers", s.scheduling.workers, "Threads running model batches, per model")
+  command->add_option("--workers", s.scheduling.workers, "Threads running model batches, per model output")
       ->check(CLI::Range(1, 64));
   command->add_option("--http-threads", s.http.handler_threads, "Requests handled at once (more wait their turn)")
       ->check(CLI::Range(1, 4096));

@@ -303,7 +303,8 @@ const char* kind_commands(Kind kind) noexcept {
     case Kind::kDense: return "sieve embed, sieve similarity or sieve index";
     case Kind::kSparse: return "sieve embed --sparse";
     case Kind::kMultiVector: return "sieve embed --multi-vector or sieve rerank";
-    case Kind::kBgeM3: return "sieve embed (with --sparse or --multi-vector for its other outputs) or sieve index";
+    case Kind::kBgeM3:
+      return "sieve embed (with --sparse or --multi-vector for the other outputs it has) or sieve index";
     case Kind::kCrossEncoder:
     case Kind::kClassifier: return "sieve rerank or sieve classify";
     case Kind::kLlmReranker: return "sieve rerank";
@@ -334,6 +335,14 @@ ModelKind ModelSpec::public_kind() const noexcept {
 
 Kind detect_kind(const ModelFolder& folder, const OnnxSummary& onnx) {
   return detect(folder, onnx, std::filesystem::exists(folder.root / kLlmRerankerFile));
+}
+
+ModelKind public_kind(const ModelFolder& folder, const OnnxSummary& onnx) {
+  ModelSpec spec;
+  spec.kind = detect_kind(folder, onnx);
+  if (spec.kind == Kind::kDense)
+    spec.pooled_by_model = onnx.outputs[choose_embedding_output(onnx, folder)].shape.size() == 2;
+  return spec.public_kind();
 }
 
 ModelSpec resolve_model(const ModelFolder& folder, const OnnxSummary& onnx, const SpecOptions& options) {

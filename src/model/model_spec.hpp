@@ -72,6 +72,10 @@ struct ModelSpec {
 // labels, counted later, tell a classifier). Enough to choose the loader.
 Kind detect_kind(const ModelFolder& folder, const OnnxSummary& onnx);
 
+// The registry's view of the kind as the files tell it (detect_kind(), and for a dense model whether its graph
+// pools), without the checks resolve_model() makes.
+ModelKind public_kind(const ModelFolder& folder, const OnnxSummary& onnx);
+
 // Decides what the model in `folder` is from its files and its graph's outputs (as read_onnx_summary() reads them):
 // the kind, the output and heads it reads, max length, dimension or labels, pooling. The registry calls it before
 // loading and the loaders when loading, so that they cannot disagree. A folder Sieve cannot run as any kind, or

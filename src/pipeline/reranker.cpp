@@ -101,14 +101,21 @@ Reranker Reranker::load(const fs::path& folder_path, const RerankerOptions& opti
   // Decided before the (slow) session is made: a folder of another kind is refused at once.
   const auto summary = model::read_onnx_summary(folder.onnx_file);
   if (const model::Kind kind = model::detect_kind(folder, summary); !model::scores_pairs(kind)) {
+    // A folder no command can run (a causal LM without its llm_reranker.json, ...) is told what it is.
+    (void)model::resolve_model(folder, summary);
     const auto& archs = folder.architectures;
     const std::string use =
         std::string(" (it is ") + model::kind_noun(kind) + ": use it with " + model::kind_commands(kind) + ")";
     if (archs.empty()) {
-      throw Error(ErrorCode::kUnsupported, folder.onnx_file.string() +
-                                               ": not a cross-encoder: no float \"logits\" output of shape "
-                                               "[batch, labels]" +
-                                               use + "; outputs:" + model::describe_outputs(summary));
+      const bool logits = std::any_of(summary.outputs.begin(), summary.outputs.end(), [](const model::OnnxTensor& o) {
+        return o.name == "logits" && o.shape.size() == 2;
+      });
+      throw Error(ErrorCode::kUnsupported,
+                  folder.onnx_file.string() + ": not a cross-encoder: " +
+                      (logits ? std::string("config.json names no *ForSequenceClassification architecture, and the "
+                                            "graph gives token states beside its logits")
+                              : std::string("no float \"logits\" output of shape [batch, labels]")) +
+                      use + "; outputs:" + model::describe_outputs(summary));
     }
     throw Error(ErrorCode::kUnsupported, folder_path.string() +
                                              ": not a cross-encoder: config.json architectures are " +

@@ -101,7 +101,8 @@ void find_models(const fs::path& dir, const std::string& prefix, int depth, std:
 }  // namespace
 
 ModelKind detect_model_kind(const fs::path& folder) {
-  return describe_folder(folder).kind;
+  const model::ModelFolder f = model::read_model_folder(folder);
+  return model::public_kind(f, model::read_onnx_summary(f.onnx_file));
 }
 
 struct ModelRegistry::Impl {

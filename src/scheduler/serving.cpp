@@ -42,15 +42,18 @@ std::vector<std::vector<float>> split_rows(const std::vector<float>& flat, std::
 
 EmbeddingService::EmbeddingService(std::shared_ptr<const Embedder> embedder, const SchedulerOptions& options,
                                    std::function<void(const BatchReport&)> observer)
-    : embedder_(std::move(embedder)),
-      scheduler_(
-          options,
-          [model = embedder_.get()](std::span<const EncodedText* const> inputs) {
-            return split_rows(model->run_batch(inputs), inputs.size());
-          },
-          [](const EncodedText& input) { return input.encoding.size(); }, observer) {
+    : embedder_(std::move(embedder)) {
   const ModelInfo& info = embedder_->info();
   const Embedder* model = embedder_.get();
+  // A queue (and its workers) for each output the model gives, and only those.
+  if (info.output_kind != OutputKind::kMultiVector) {
+    scheduler_ = std::make_unique<BatchScheduler<EncodedText, std::vector<float>>>(
+        options,
+        [model](std::span<const EncodedText* const> inputs) {
+          return split_rows(model->run_batch(inputs), inputs.size());
+        },
+        [](const EncodedText& input) { return input.encoding.size(); }, observer);
+  }
   if (info.output_kind == OutputKind::kMultiVector || info.token_head) {
     tokens_ = std::make_unique<BatchScheduler<TokenInput, TokenVectors>>(
         options, [model](std::span<const TokenInput* const> inputs) { return model->run_token_batch(inputs); },
@@ -64,11 +67,12 @@ EmbeddingService::EmbeddingService(std::shared_ptr<const Embedder> embedder, con
 }
 
 std::size_t EmbeddingService::queued() const {
-  return scheduler_.queued() + (tokens_ ? tokens_->queued() : 0) + (lexical_ ? lexical_->queued() : 0);
+  return (scheduler_ ? scheduler_->queued() : 0) + (tokens_ ? tokens_->queued() : 0) +
+         (lexical_ ? lexical_->queued() : 0);
 }
 
 void EmbeddingService::stop() {
-  scheduler_.stop();
+  if (scheduler_) scheduler_->stop();
   if (tokens_) tokens_->stop();
   if (lexical_) lexical_->stop();
 }
@@ -144,7 +148,7 @@ Embeddings EmbeddingService::embed(std::vector<EncodedText> inputs, std::size_t 
   result.rows = inputs.size();
   result.dimension = keep;
   if (inputs.empty()) return result;
-  auto ticket = scheduler_.submit(std::move(inputs), deadline);
+  auto ticket = scheduler_->submit(std::move(inputs), deadline);
   const std::vector<std::vector<float>> pooled = wait_for(ticket, deadline, abandoned);
   result.data.resize(result.rows * keep);
   for (std::size_t i = 0; i < pooled.size(); ++i) {
@@ -167,7 +171,7 @@ std::vector<SparseVector> EmbeddingService::embed_sparse(std::vector<EncodedText
     throw Error(ErrorCode::kUnsupported, "model is a dense embedding model: sparse vectors come from SPLADE models");
   }
   if (inputs.empty()) return {};
-  auto ticket = scheduler_.submit(std::move(inputs), deadline);
+  auto ticket = scheduler_->submit(std::move(inputs), deadline);
   const std::vector<std::vector<float>> pooled = wait_for(ticket, deadline, abandoned);
   std::vector<SparseVector> result;
   result.reserve(pooled.size());
@@ -177,13 +181,25 @@ std::vector<SparseVector> EmbeddingService::embed_sparse(std::vector<EncodedText
 
 RerankService::RerankService(std::shared_ptr<const Reranker> reranker, const SchedulerOptions& options,
                              std::function<void(const BatchReport&)> observer)
-    : reranker_(std::move(reranker)),
-      scheduler_(
-          options,
-          [model = reranker_.get()](std::span<const Encoding* const> pairs) {
-            return split_rows(model->run_batch(pairs), pairs.size());
-          },
-          [](const Encoding& pair) { return pair.size(); }, std::move(observer)) {}
+    : reranker_(std::move(reranker)) {
+  // A ColBERT model's scores come from its token vectors, queued by an EmbeddingService.
+  if (reranker_->is_late_interaction()) return;
+  scheduler_ = std::make_unique<BatchScheduler<Encoding, std::vector<float>>>(
+      options,
+      [model = reranker_.get()](std::span<const Encoding* const> pairs) {
+        return split_rows(model->run_batch(pairs), pairs.size());
+      },
+      [](const Encoding& pair) { return pair.size(); }, std::move(observer));
+}
+
+BatchScheduler<Encoding, std::vector<float>>& RerankService::pair_scheduler() {
+  if (!scheduler_) {
+    throw Error(ErrorCode::kUnsupported, reranker_->info().folder.string() +
+                                             " is a late-interaction (ColBERT) model: it scores documents by MaxSim "
+                                             "of token vectors, not (query, document) pairs");
+  }
+  return *scheduler_;
+}
 
 std::vector<Encoding> RerankService::encode(std::string_view query, std::span<const std::string_view> documents,
                                             bool truncate) const {
@@ -194,7 +210,7 @@ std::vector<Encoding> RerankService::encode(std::string_view query, std::span<co
 std::vector<float> RerankService::score(std::vector<Encoding> pairs, bool raw, ServiceClock::time_point deadline,
                                         const std::function<bool()>& abandoned) {
   if (pairs.empty()) return {};
-  auto ticket = scheduler_.submit(std::move(pairs), deadline);
+  auto ticket = pair_scheduler().submit(std::move(pairs), deadline);
   const std::vector<std::vector<float>> logits = wait_for(ticket, deadline, abandoned);
   std::vector<float> scores(logits.size());
   for (std::size_t i = 0; i < logits.size(); ++i) scores[i] = reranker_->score_from_logits(logits[i], raw);
@@ -205,7 +221,7 @@ std::vector<std::vector<float>> RerankService::classify(std::vector<Encoding> in
                                                         ServiceClock::time_point deadline,
                                                         const std::function<bool()>& abandoned) {
   if (inputs.empty()) return {};
-  auto ticket = scheduler_.submit(std::move(inputs), deadline);
+  auto ticket = pair_scheduler().submit(std::move(inputs), deadline);
   std::vector<std::vector<float>> rows = wait_for(ticket, deadline, abandoned);
   if (!raw) {
     for (auto& row : rows) row = reranker_->label_scores(row);

@@ -125,7 +125,9 @@ std::string embed_all(ServerState& state, const Request& req) {
   // are computed when it cannot fit.
   std::size_t tokens = 0;
   for (const TokenInput& e : encoded) tokens += e.encoding.size();
-  const std::size_t dimension = model.late ? model.info().dimension : model.info().token_dimension;
+  // BGE-M3's token vectors are as wide as its graph says (its hidden size where that width is dynamic).
+  const std::size_t dimension =
+      !model.late && model.info().token_dimension != 0 ? model.info().token_dimension : model.info().dimension;
   ResponseBudget budget(state.options.max_response_bytes, "inputs");
   budget.expect(tokens * dimension * kMinBytesPerFloat,
                 std::to_string(tokens) + " token vectors of " + std::to_string(dimension) + " dimensions");

@@ -47,10 +47,7 @@ func (e *Embedder) Info() ModelInfo { return e.m.publicInfo() }
 // An invalid text (not UTF-8, unless WithReplaceInvalidUTF8) gives an *Error
 // with Code CodeInvalidInput and its index in InputIndex.
 func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	ptr, err := e.m.h.acquire()
+	ptr, err := e.m.h.enter(ctx)
 	if err != nil {
 		return nil, err
 	}

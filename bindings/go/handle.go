@@ -1,6 +1,7 @@
 package sieve
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"sync"
@@ -56,6 +57,16 @@ func (h *handle[P]) acquire() (P, error) {
 }
 
 func (h *handle[P]) release() { h.mu.RUnlock() }
+
+// enter is acquire for a call that takes a context: a context already done
+// gives its error instead.
+func (h *handle[P]) enter(ctx context.Context) (P, error) {
+	if err := ctx.Err(); err != nil {
+		var none P
+		return none, err
+	}
+	return h.acquire()
+}
 
 // close frees the C object once; later calls do nothing.
 func (h *handle[P]) close() {

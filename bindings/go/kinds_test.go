@@ -28,31 +28,22 @@ func TestEveryHandleServesOrRefusesEveryKind(t *testing.T) {
 	ctx := context.Background()
 	open := map[string]func(string) (int, error){
 		"Embedder": func(folder string) (int, error) {
-			e, err := NewEmbedder(folder)
-			if err != nil {
-				return 0, err
-			}
-			defer e.Close()
-			got, err := e.Embed(ctx, []string{"x"})
-			return len(got), err
+			return answers(NewEmbedder(folder))(func(e *Embedder) (int, error) {
+				got, err := e.Embed(ctx, []string{"x"})
+				return len(got), err
+			})
 		},
 		"SparseEmbedder": func(folder string) (int, error) {
-			e, err := NewSparseEmbedder(folder)
-			if err != nil {
-				return 0, err
-			}
-			defer e.Close()
-			got, err := e.EmbedSparse(ctx, []string{"x"})
-			return len(got), err
+			return answers(NewSparseEmbedder(folder))(func(e *SparseEmbedder) (int, error) {
+				got, err := e.EmbedSparse(ctx, []string{"x"})
+				return len(got), err
+			})
 		},
 		"Reranker": func(folder string) (int, error) {
-			r, err := NewReranker(folder)
-			if err != nil {
-				return 0, err
-			}
-			defer r.Close()
-			got, err := r.Rerank(ctx, "q", []string{"d"}, 0)
-			return len(got), err
+			return answers(NewReranker(folder))(func(r *Reranker) (int, error) {
+				got, err := r.Rerank(ctx, "q", []string{"d"}, 0)
+				return len(got), err
+			})
 		},
 	}
 	for _, k := range kinds {
@@ -69,5 +60,16 @@ func TestEveryHandleServesOrRefusesEveryKind(t *testing.T) {
 				t.Errorf("%s on %s: %q does not name %q and %s", handle, k.folder, se.Message, k.noun, k.serves)
 			}
 		}
+	}
+}
+
+// answers runs call on a handle just opened (or passes on why it could not be opened), then closes it.
+func answers[H interface{ Close() error }](h H, err error) func(func(H) (int, error)) (int, error) {
+	return func(call func(H) (int, error)) (int, error) {
+		if err != nil {
+			return 0, err
+		}
+		defer h.Close()
+		return call(h)
 	}
 }

@@ -56,10 +56,7 @@ func (r *Reranker) Info() ModelInfo { return r.m.publicInfo() }
 // configuration asks for (a sigmoid for a single label), as `sieve rerank`
 // reports it. ctx is checked before the call only.
 func (r *Reranker) Score(ctx context.Context, query string, docs []string) ([]float32, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	ptr, err := r.m.h.acquire()
+	ptr, err := r.m.h.enter(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -81,10 +78,7 @@ func (r *Reranker) Score(ctx context.Context, query string, docs []string) ([]fl
 // them when topK <= 0); documents with equal scores keep their input order.
 // ctx is checked before the call only.
 func (r *Reranker) Rerank(ctx context.Context, query string, docs []string, topK int) ([]RerankResult, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	ptr, err := r.m.h.acquire()
+	ptr, err := r.m.h.enter(ctx)
 	if err != nil {
 		return nil, err
 	}

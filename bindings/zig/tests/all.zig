@@ -17,4 +17,5 @@ test {
     _ = @import("tokenize_test.zig");
     _ = @import("errors_test.zig");
     _ = @import("registry_test.zig");
+    _ = @import("kinds_test.zig");
 }

@@ -10,17 +10,13 @@
 #include "sieve/error.hpp"
 
 namespace sieve::search {
-namespace {
-
 namespace fs = std::filesystem;
 
-double dot(std::span<const float> a, std::span<const float> b) {
+double inner_product(std::span<const float> query, const float* vector) {
   float sum = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) sum += a[i] * b[i];
+  for (std::size_t i = 0; i < query.size(); ++i) sum += query[i] * vector[i];
   return sum;
 }
-
-}  // namespace
 
 void sync_directory(const fs::path& folder) {
   const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -76,16 +72,16 @@ std::vector<ScoredChunk> GraphFiles::search(const LoadedGraph& graph, const Grap
     if (!filtered) want *= 2;
   }
   tail([&](std::int64_t id, std::span<const float> vector) {
-    if (vector.size() == query.size() && keep(id)) found.push_back({id, dot(query, vector)});
+    if (vector.size() == query.size() && keep(id)) found.push_back({id, inner_product(query, vector.data())});
   });
   keep_best(found, n);
   return found;
 }
 
 std::pair<GraphRecord, std::shared_ptr<const LoadedGraph>> GraphFiles::update(
-    const GraphRecord& record, std::int64_t max_chunk, std::int64_t removed, std::size_t chunk_count,
-    const std::vector<std::int64_t>& removals, const IndexCreateOptions& options, const Vectors& vectors) {
-  const std::shared_ptr<const LoadedGraph> current = load(record);
+    const GraphRecord& record, const LoadedGraph* current, std::int64_t max_chunk, std::int64_t removed,
+    std::size_t chunk_count, const std::vector<std::int64_t>& removals, const IndexCreateOptions& options,
+    const Vectors& vectors) {
   std::unique_ptr<AnnGraph> graph;
   std::int64_t from_chunk = 0;
   // Deletions only mark nodes: rebuild once a quarter of the graph is dead.

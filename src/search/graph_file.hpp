@@ -58,7 +58,9 @@ class GraphFiles {
   // (`record`'s) extended, its new removals (`removals`) marked, or rebuilt from every chunk when there is none or a
   // quarter of it would be dead. It is saved in a new file, flushed, and returned with its record; once the store
   // keeps the record, it calls make_current() with the graph and remove_stale() with the record's file.
-  std::pair<GraphRecord, std::shared_ptr<const LoadedGraph>> update(const GraphRecord& record, std::int64_t max_chunk,
+  // `current`: the record's graph as load() gave it (null: none).
+  std::pair<GraphRecord, std::shared_ptr<const LoadedGraph>> update(const GraphRecord& record,
+                                                                    const LoadedGraph* current, std::int64_t max_chunk,
                                                                     std::int64_t removed, std::size_t chunk_count,
                                                                     const std::vector<std::int64_t>& removals,
                                                                     const IndexCreateOptions& options,
@@ -76,6 +78,9 @@ class GraphFiles {
   mutable std::mutex mutex_;
   mutable std::shared_ptr<const LoadedGraph> current_;
 };
+
+// The inner product of a query and a stored vector as wide (normalized vectors: their cosine).
+double inner_product(std::span<const float> query, const float* vector);
 
 // Makes a rename or a new file in `folder` durable.
 void sync_directory(const std::filesystem::path& folder);

@@ -85,12 +85,6 @@ std::string now_utc() {
   return text.data();
 }
 
-double dot(std::span<const float> a, const float* b) {
-  float sum = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) sum += a[i] * b[i];
-  return sum;
-}
-
 // The vectors of chunks in memory, for exact search; valid for one state of the data.
 struct VectorCache {
   std::int64_t max_chunk = -1;
@@ -602,7 +596,7 @@ class SqliteSnapshot final : public StorageSnapshot {
       statement.bind(1, id);
       if (statement.step()) {
         const auto vector = statement.floats(0);
-        if (vector.size() == query.size()) found.push_back({id, dot(query, vector.data())});
+        if (vector.size() == query.size()) found.push_back({id, inner_product(query, vector.data())});
       }
       statement.reset();
     }
@@ -614,7 +608,7 @@ class SqliteSnapshot final : public StorageSnapshot {
     std::vector<ScoredChunk> found(cache.ids.size());
     const std::size_t dimension = query.size();
     for (std::size_t i = 0; i < cache.ids.size(); ++i) {
-      found[i] = {cache.ids[i], dot(query, cache.data.data() + i * dimension)};
+      found[i] = {cache.ids[i], inner_product(query, cache.data.data() + i * dimension)};
     }
     keep_best(found, n);
     return found;
@@ -674,7 +668,7 @@ std::size_t SqliteStorage::refresh_graph() {
     while (statement.step()) each(statement.integer(0), statement.floats(1));
   };
   const auto [saved, graph] =
-      graphs_->update(record, max_chunk, removed, chunk_count, removals, config_.options, vectors);
+      graphs_->update(record, current.get(), max_chunk, removed, chunk_count, removals, config_.options, vectors);
   {
     Transaction write(db, Transaction::Kind::kWrite);
     auto set = db.prepare("INSERT OR REPLACE INTO meta VALUES (?, ?)");

@@ -11,44 +11,11 @@
 #include <utility>
 #include <vector>
 
+#include "sieve/model_info.hpp"
 #include "sieve/runtime_options.hpp"
 #include "sieve/tokenizer.hpp"
 
 namespace sieve {
-
-// How token states become one vector, as sentence-transformers' Pooling module.
-enum class Pooling { kMean, kCls, kMax, kMeanSqrtLen, kLastToken, kWeightedMean };
-const char* to_string(Pooling pooling) noexcept;
-Pooling parse_pooling(std::string_view name);
-
-// How a sparse (SPLADE) model turns masked-language-model logits into one
-// weight per vocabulary entry, as sentence-transformers' SpladePooling:
-// log1p(relu(logit)) (log1p twice with double_log, its "log1p_relu"),
-// pooled over the real tokens by max, or by sum.
-struct SparsePooling {
-  bool sum = false;
-  bool double_log = false;
-};
-
-// What a model is, decided once from its folder and its graph's outputs (src/model/model_spec.hpp): every entry point
-// (the libraries, the CLI, the server, the C ABI and the bindings) asks it and refuses what the type cannot serve.
-// The registry's ModelKind and the C ABI's sieve_model_kind are coarser views of it.
-enum class ModelType {
-  kDense,         // one vector per text: token states pooled by Sieve, or pooled by the graph
-  kSparse,        // a learned sparse (SPLADE) model: a weight per vocabulary entry
-  kMultiVector,   // a ColBERT model (PyLate's layout): a vector per token; reranks by MaxSim
-  kBgeM3,         // BGE-M3: dense vectors, and lexical weights and token vectors from the same run
-  kCrossEncoder,  // a sequence classifier with one label: a relevance score per (query, document) pair
-  kClassifier,    // a sequence classifier with several labels (sentiment, NLI, ...); it reranks by a chosen label
-  kLlmReranker,   // a causal LM prompted for "yes" or "no" (llm_reranker.json)
-};
-// "dense", "sparse", "multi-vector", "bge-m3", "cross-encoder", "classifier", "llm-reranker".
-const char* to_string(ModelType type) noexcept;
-
-// What a model gives for one input: a dense vector, a learned sparse one
-// with a weight per vocabulary entry (SPLADE), or a vector per token (ColBERT,
-// late interaction).
-enum class OutputKind { kDense, kSparse, kMultiVector };
 
 // Which side of a late-interaction model's encoding a text is: queries and
 // documents get different marker tokens, lengths and token filters.
@@ -72,17 +39,6 @@ struct TokenVectors {
 float maxsim(const TokenVectors& query, const TokenVectors& document);
 // maxsim() of one query against each document, in the documents' order.
 std::vector<float> maxsim_each(const TokenVectors& query, std::span<const TokenVectors> documents);
-
-// How a late-interaction (ColBERT) model encodes, from its PyLate configuration.
-struct MultiVectorInfo {
-  std::string query_prefix;  // marker token after the first one ("" for none)
-  std::string document_prefix;
-  std::size_t query_length = 0;  // tokens, marker included
-  std::size_t document_length = 0;
-  bool query_expansion = false;  // queries padded to query_length with the mask token, which count
-  bool attend_to_expansion_tokens = false;
-  std::size_t skiplist_tokens = 0;  // token ids left out of documents' vectors
-};
 
 // A learned sparse vector: its non-zero weights, by ascending token id.
 struct SparseVector {
@@ -121,62 +77,6 @@ struct EmbedderOptions {
   // normalization is on), as sentence-transformers' truncate_dim. Unset: all.
   std::optional<std::size_t> dimensions;
 };
-
-struct TensorInfo {
-  std::string name;
-  std::string type;                 // "float32", "int64", ...
-  std::vector<std::int64_t> shape;  // -1: dynamic
-};
-
-struct ModelInfo {
-  std::filesystem::path folder;
-  std::filesystem::path onnx_file;
-  std::vector<TensorInfo> inputs;
-  std::vector<TensorInfo> outputs;
-  ModelType type = ModelType::kDense;  // what the model is
-  std::string output;                  // the output Sieve reads
-  // kSparse: a SPLADE model; dimension is its vocabulary size, and Sieve
-  // pools (when the graph does not) by sparse_pooling.
-  OutputKind output_kind = OutputKind::kDense;
-  SparsePooling sparse_pooling;
-  MultiVectorInfo multi_vector;  // kMultiVector: dimension is each token vector's
-  // A dense model whose graph also gives per-token sparse weights
-  // ("sparse_weights") and ColBERT vectors ("colbert_vectors"), as BGE-M3's
-  // export does: embed_sparse() and embed_tokens() read those.
-  bool sparse_head = false;
-  bool token_head = false;
-  std::size_t token_dimension = 0;   // of the ColBERT vectors, with token_head
-  bool pooled_by_model = false;      // the output is already one vector per input
-  Pooling pooling = Pooling::kMean;  // meaningful when not pooled_by_model: the first of pooling_modes
-  // Every mode of the model's Pooling module, in order: their vectors are
-  // concatenated, as sentence-transformers does. One mode for most models.
-  std::vector<Pooling> pooling_modes{Pooling::kMean};
-  // What the model folder's modules.json applies, in order, one line each
-  // ("Pooling mean", "Dense 768 -> 256, bias, Tanh", ...); empty without one.
-  std::vector<std::string> modules;
-  bool normalize = false;
-  std::size_t max_length = 0;
-  std::size_t dimension = 0;  // of the vectors embed() returns (after --dimensions)
-  std::vector<std::string> providers;
-  int intra_op_threads = 0;
-  std::string onnxruntime_version;
-  // The graph's fused transformer operators (Attention, SkipLayerNormalization,
-  // BiasGelu, ...) with their node counts, as the ONNX file holds them.
-  std::vector<std::pair<std::string, int>> fused_operators;
-  // Non-empty when the graph's attention is left unfused: what and how to fix it.
-  std::string fusion_note;
-  std::size_t model_dimension = 0;  // of the model's output, before truncation
-  // From config_sentence_transformers.json (prompts sorted by name).
-  std::vector<std::pair<std::string, std::string>> prompts;
-  std::optional<std::string> default_prompt_name;
-  std::string similarity_fn_name = "cosine";
-  std::string prompt;             // the prompt put before every input ("" for none)
-  std::size_t prompt_length = 0;  // its tokens left out of pooling (include_prompt false), else 0
-};
-
-// "model" when the model pools, else its modes joined by '+' ("cls+mean"),
-// or a sparse model's "splade max" / "splade sum".
-std::string pooling_name(const ModelInfo& info);
 
 // Row-major float32 vectors, one row per input, in input order.
 struct Embeddings {

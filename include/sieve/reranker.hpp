@@ -15,18 +15,6 @@
 
 namespace sieve {
 
-// How a cross-encoder's logits become one score per pair, as
-// sentence-transformers' CrossEncoder does it.
-enum class ScoreActivation {
-  kAuto,     // the model's configuration decides (sigmoid for one label, as CrossEncoder's default)
-  kNone,     // raw logit
-  kSigmoid,  // one label
-  kSoftmax,  // several labels: the chosen label's probability
-};
-const char* to_string(ScoreActivation activation) noexcept;
-// "auto", "none" (also "identity", "raw"), "sigmoid", "softmax".
-ScoreActivation parse_score_activation(std::string_view name);
-
 struct RerankerOptions {
   RuntimeOptions runtime;
   // Unset: the tokenizer's (or the model configuration's) maximum length.
@@ -113,7 +101,8 @@ class Reranker {
   // The ColBERT model itself (token vectors for queries and documents); null otherwise.
   [[nodiscard]] const Embedder* late_interaction_model() const noexcept;
 
-  // info().output is the logits output, info().dimension the number of labels.
+  // info().output is the logits output; info().pairs the labels and activations (a ColBERT model's info() is its
+  // embedder's).
   [[nodiscard]] const ModelInfo& info() const noexcept;
   [[nodiscard]] const Tokenizer& tokenizer() const noexcept;
   // The activation in use, never kAuto: with kAuto, the model configuration's

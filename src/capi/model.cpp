@@ -43,7 +43,7 @@ const Embedder& embedder_of(const sieve_model* model, const char* function) {
 // The sparse embedder of sieve_embed_sparse: a SPLADE model, or BGE-M3's lexical weights.
 const Embedder& sparse_embedder_of(const sieve_model* model, const char* function) {
   const sieve_model& m = model_of(model, function);
-  if (!m.embedder || (m.kind != SIEVE_KIND_SPARSE && !m.embedder->info().sparse_head)) {
+  if (!m.embedder || (m.kind != SIEVE_KIND_SPARSE && !m.embedder->info().bge_m3.lexical)) {
     wrong_kind(m, function, "a sparse (SPLADE) embedding model");
   }
   return *m.embedder;
@@ -201,7 +201,8 @@ sieve_status* sieve_model_get_info(const sieve_model* model, sieve_model_info* i
     sieve_model_info result{};
     result.struct_size = sizeof result;
     result.kind = m.kind;
-    result.dimension = source.dimension;
+    // A pair scorer's dimension is its number of labels (sieve.h).
+    result.dimension = m.embedder ? source.dimension : m.reranker->num_labels();
     result.max_length = source.max_length;
     result.normalize = m.embedder && source.normalize ? 1 : 0;
     result.pooling = m.pooling.c_str();

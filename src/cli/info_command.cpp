@@ -137,7 +137,8 @@ int run_info(const InfoArgs& args) {
       doc["modules"] = info.modules;
     }
     doc["max_length"] = info.max_length;
-    doc["dimension"] = info.dimension;
+    // A pair scorer's "dimension" is its number of labels, as the model listing and the C ABI give it.
+    doc["dimension"] = gives_vectors(info.type) ? info.dimension : info.pairs.labels;
     doc["providers"] = info.providers;
     doc["intra_op_threads"] = info.intra_op_threads;
     doc["onnxruntime_version"] = info.onnxruntime_version;

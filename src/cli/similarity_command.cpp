@@ -39,7 +39,7 @@ int run_similarity(const SimilarityArgs& args) {
   if (args.has_dimensions) options.dimensions = args.dimensions;
   const Embedder embedder = Embedder::load(args.model.model, options);
   const Similarity function =
-      parse_similarity(args.function.empty() ? embedder.info().similarity_fn_name : args.function);
+      parse_similarity(args.function.empty() ? embedder.info().dense.similarity_fn_name : args.function);
 
   nlohmann::json out;
   out["similarity"] = to_string(function);

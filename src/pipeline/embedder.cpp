@@ -222,9 +222,9 @@ void Embedder::Impl::plan_multi_vector(const EmbedderOptions& options) {
 // exported by sieve-export export --task bge-m3).
 void Embedder::Impl::plan_heads() {
   if (spec.kind != model::Kind::kBgeM3) return;
-  info.sparse_head = spec.sparse_output.has_value();
-  info.token_head = spec.token_output.has_value();
-  info.token_dimension = spec.token_dimension;
+  info.bge_m3.lexical = spec.sparse_output.has_value();
+  info.bge_m3.token_vectors = spec.token_output.has_value();
+  info.bge_m3.token_dimension = spec.token_dimension;
   // FlagEmbedding leaves these out of the lexical weights.
   for (const char* key : {"cls_token", "eos_token", "pad_token", "unk_token"}) {
     if (const auto token = configured_token(folder.root, key)) {
@@ -300,8 +300,8 @@ Embedder Embedder::load(const std::filesystem::path& folder_path, const Embedder
   info.type = s.kind;
   info.output = out.name;
   info.pooled_by_model = s.pooled_by_model;
-  if (!s.pooling_modes.empty()) info.pooling_modes = s.pooling_modes;
-  info.pooling = info.pooling_modes.front();
+  if (!s.pooling_modes.empty()) info.dense.pooling_modes = s.pooling_modes;
+  info.dense.pooling = info.dense.pooling_modes.front();
   for (const auto& module : f.modules) info.modules.push_back(module->describe());
   info.model_dimension = s.dimension;
   if (s.kind == model::Kind::kMultiVector) {
@@ -323,10 +323,10 @@ Embedder Embedder::load(const std::filesystem::path& folder_path, const Embedder
     }
     info.dimension = n;
   }
-  info.prompts = f.prompts;
-  info.default_prompt_name = f.default_prompt_name;
-  info.similarity_fn_name = f.similarity_fn_name.value_or("cosine");
-  info.prompt = choose_prompt(options, f);
+  info.dense.prompts = f.prompts;
+  info.dense.default_prompt_name = f.default_prompt_name;
+  info.dense.similarity_fn_name = f.similarity_fn_name.value_or("cosine");
+  info.dense.prompt = choose_prompt(options, f);
 
   const std::size_t max_length = s.max_length;
   const std::size_t specials = impl->tokenizer.num_special_tokens_to_add(false);
@@ -345,7 +345,7 @@ Embedder Embedder::load(const std::filesystem::path& folder_path, const Embedder
     // Each side's length counts its marker token, which comes after tokenizing.
     const auto& mv = info.multi_vector;
     const auto limit = [&](std::size_t length, bool marker) { return length - (marker ? 1 : 0); };
-    if (info.prompt.size() != 0) {
+    if (info.dense.prompt.size() != 0) {
       throw Error(ErrorCode::kUnsupported, f.root.string() + ": a ColBERT model takes no prompt");
     }
     if (f.max_position_embeddings && mv.query_length > *f.max_position_embeddings) {
@@ -368,12 +368,12 @@ Embedder Embedder::load(const std::filesystem::path& folder_path, const Embedder
 
   // Models such as INSTRUCTOR pool without the prompt: its tokens, from the
   // start, are masked out of pooling.
-  if (!info.prompt.empty() && !f.pooling_include_prompt && info.pooled_by_model) {
+  if (!info.dense.prompt.empty() && !f.pooling_include_prompt && info.pooled_by_model) {
     throw Error(ErrorCode::kUnsupported,
                 "the model pools inside the ONNX graph, so its prompt (include_prompt "
                 "false in the pooling configuration) cannot be left out of pooling");
   }
-  info.prompt_length = impl->prompt_pooling_skip(info.prompt);
+  info.dense.prompt_length = impl->prompt_pooling_skip(info.dense.prompt);
   impl->plan_heads();
   return Embedder(std::move(impl));
 }
@@ -392,8 +392,8 @@ Embeddings Embedder::embed(const std::vector<std::string>& texts, EmbedTimings* 
 
 std::vector<EncodedText> Embedder::encode(std::span<const std::string_view> texts, const EncodeOptions& options) const {
   const Impl& m = *impl_;
-  std::string prompt = m.info.prompt;
-  std::size_t prompt_tokens = m.info.prompt_length;
+  std::string prompt = m.info.dense.prompt;
+  std::size_t prompt_tokens = m.info.dense.prompt_length;
   if (options.prompt || options.prompt_name) {
     EmbedderOptions chosen;
     chosen.prompt = options.prompt;
@@ -468,8 +468,8 @@ std::vector<float> Embedder::run_batch(std::span<const EncodedText* const> input
     std::vector<std::size_t> prompt_tokens;
     prompt_tokens.reserve(inputs.size());
     for (const EncodedText* input : inputs) prompt_tokens.push_back(input->prompt_tokens);
-    rows =
-        pipeline::dense_rows(run, m.info.pooled_by_model, prompt_tokens, m.info.pooling_modes, m.spec.vector_modules);
+    rows = pipeline::dense_rows(run, m.info.pooled_by_model, prompt_tokens, m.info.dense.pooling_modes,
+                                m.spec.vector_modules);
   }
   t.pool_seconds += seconds_since(start);
   return rows;
@@ -578,7 +578,7 @@ Embeddings Embedder::embed(std::span<const std::string_view> texts, const EmbedO
 std::vector<SparseVector> Embedder::embed_sparse(std::span<const std::string_view> texts, const SparseOptions& options,
                                                  EmbedTimings* timings) const {
   const Impl& m = *impl_;
-  if (m.info.output_kind != OutputKind::kSparse && !m.info.sparse_head) {
+  if (m.info.output_kind != OutputKind::kSparse && !m.info.bge_m3.lexical) {
     refuse_output_kind(m.info, m.spec.kind, OutputKind::kSparse);
   }
   EmbedTimings local;
@@ -626,7 +626,7 @@ std::vector<TokenInput> Embedder::encode_tokens(std::span<const std::string_view
                                                 std::size_t threads) const {
   const Impl& m = *impl_;
   const bool late = m.info.output_kind == OutputKind::kMultiVector;
-  if (!late && !m.info.token_head) refuse_output_kind(m.info, m.spec.kind, OutputKind::kMultiVector);
+  if (!late && !m.info.bge_m3.token_vectors) refuse_output_kind(m.info, m.spec.kind, OutputKind::kMultiVector);
   std::vector<TokenInput> out;
   out.reserve(texts.size());
   // A ColBERT model tokenizes each side its own way; BGE-M3 as for its dense vectors.
@@ -645,7 +645,7 @@ std::vector<TokenVectors> Embedder::run_token_batch(std::span<const TokenInput* 
                                                     EmbedTimings* timings) const {
   const Impl& m = *impl_;
   const bool late = m.info.output_kind == OutputKind::kMultiVector;
-  if (!late && !m.info.token_head) refuse_output_kind(m.info, m.spec.kind, OutputKind::kMultiVector);
+  if (!late && !m.info.bge_m3.token_vectors) refuse_output_kind(m.info, m.spec.kind, OutputKind::kMultiVector);
   EmbedTimings local;
   EmbedTimings& t = timings != nullptr ? *timings : local;
   if (inputs.empty()) return {};
@@ -654,7 +654,7 @@ std::vector<TokenVectors> Embedder::run_token_batch(std::span<const TokenInput* 
   const pipeline::RunOutput run = m.runner.run(encodings, output, true, &t);
   const auto start = Clock::now();
   const auto& s = run.output.shape();
-  const std::size_t expected = late ? m.spec.graph_width : m.info.token_dimension;
+  const std::size_t expected = late ? m.spec.graph_width : m.info.bge_m3.token_dimension;
   const auto width = static_cast<std::size_t>(s.size() == 3 ? s[2] : 0);
   if (width == 0 || (expected != 0 && width != expected)) {
     throw Error(ErrorCode::kRuntime,

@@ -132,7 +132,7 @@ std::string pooling_name(const ModelInfo& info) {
   if (info.output_kind == OutputKind::kSparse) return info.sparse_pooling.sum ? "splade sum" : "splade max";
   if (info.output_kind == OutputKind::kMultiVector) return "none (a vector per token)";
   std::string name;
-  for (const Pooling mode : info.pooling_modes) {
+  for (const Pooling mode : info.dense.pooling_modes) {
     if (!name.empty()) name += '+';
     name += to_string(mode);
   }

@@ -63,14 +63,9 @@ struct Reranker::Impl {
   std::vector<std::uint32_t> llm_prefix;  // the prompt's token ids before and after the text
   std::vector<std::uint32_t> llm_suffix;
   std::size_t llm_text_limit = 0;  // tokens left for the text between them
-  std::vector<std::string> labels;
-  ScoreActivation label_activation = ScoreActivation::kSoftmax;
   Tokenizer tokenizer;
   pipeline::Runner runner;  // the session and its inputs
-  ModelInfo info;
-  std::size_t num_labels = 1;
-  std::size_t label = 0;
-  ScoreActivation activation = ScoreActivation::kSigmoid;
+  ModelInfo info;           // with the labels and activations in info.pairs
   std::size_t batch_size = 32;
 
   Impl(model::ModelFolder f, model::ModelSpec p, Tokenizer t, runtime::Session s)
@@ -148,44 +143,44 @@ Reranker Reranker::load(const fs::path& folder_path, const RerankerOptions& opti
     }
   }
   const auto& out = pipeline::output_at(live, s.output, s.output_name, onnx);
-  impl->num_labels = s.dimension;
+  PairInfo& pairs = impl->info.pairs;
+  pairs.labels = s.dimension;
   if (s.llm) {
-    impl->labels = {s.llm->no_token, s.llm->yes_token};
-    impl->label = 1;
+    pairs.label_names = {s.llm->no_token, s.llm->yes_token};
+    pairs.label = 1;
     // softmax([no, yes])[yes] is sigmoid(yes - no): reported as a sigmoid
     // of that log-odds, which is also the raw score.
-    impl->activation =
+    pairs.activation =
         options.activation == ScoreActivation::kNone ? ScoreActivation::kNone : ScoreActivation::kSigmoid;
-    impl->label_activation = ScoreActivation::kSoftmax;
+    pairs.classification_activation = ScoreActivation::kSoftmax;
   } else {
-    if (options.label >= impl->num_labels) {
+    if (options.label >= pairs.labels) {
       throw Error(ErrorCode::kInvalidArgument, "label " + std::to_string(options.label) +
-                                                   " does not exist: the model has " +
-                                                   std::to_string(impl->num_labels) + " label(s)");
+                                                   " does not exist: the model has " + std::to_string(pairs.labels) +
+                                                   " label(s)");
     }
-    impl->label = options.label;
-    for (std::size_t i = 0; i < impl->num_labels; ++i) {
+    pairs.label = options.label;
+    for (std::size_t i = 0; i < pairs.labels; ++i) {
       const auto it = head.id2label.find(i);
-      impl->labels.push_back(it != head.id2label.end() ? it->second : "LABEL_" + std::to_string(i));
+      pairs.label_names.push_back(it != head.id2label.end() ? it->second : "LABEL_" + std::to_string(i));
     }
 
     ScoreActivation activation = options.activation;
     if (activation == ScoreActivation::kAuto) {
-      activation =
-          head.activation.value_or(impl->num_labels == 1 ? ScoreActivation::kSigmoid : ScoreActivation::kSoftmax);
+      activation = head.activation.value_or(pairs.labels == 1 ? ScoreActivation::kSigmoid : ScoreActivation::kSoftmax);
     }
-    if (activation == ScoreActivation::kSoftmax && impl->num_labels == 1) {
+    if (activation == ScoreActivation::kSoftmax && pairs.labels == 1) {
       // CrossEncoder's apply_softmax only acts on several labels; a softmax
       // over one logit would be 1 for every pair.
       activation = ScoreActivation::kSigmoid;
     }
-    impl->activation = activation;
+    pairs.activation = activation;
     if (head.problem_type == "regression") {
-      impl->label_activation = ScoreActivation::kNone;
-    } else if (head.problem_type == "multi_label_classification" || impl->num_labels == 1) {
-      impl->label_activation = ScoreActivation::kSigmoid;
+      pairs.classification_activation = ScoreActivation::kNone;
+    } else if (head.problem_type == "multi_label_classification" || pairs.labels == 1) {
+      pairs.classification_activation = ScoreActivation::kSigmoid;
     } else {
-      impl->label_activation = ScoreActivation::kSoftmax;
+      pairs.classification_activation = ScoreActivation::kSoftmax;
     }
   }
 
@@ -194,10 +189,7 @@ Reranker Reranker::load(const fs::path& folder_path, const RerankerOptions& opti
   info.onnx_file = onnx;
   info.type = s.kind;
   info.output = out.name;
-  info.pooled_by_model = true;  // one row per pair
-  info.normalize = false;
-  info.dimension = impl->num_labels;
-  info.model_dimension = impl->num_labels;
+  info.pairs.llm = s.llm.has_value();
 
   // CrossEncoder truncates to the tokenizer's model_max_length
   // (tokenizer_config.json), not to tokenizer.json's own truncation; an LLM
@@ -236,17 +228,17 @@ const Tokenizer& Reranker::tokenizer() const noexcept {
   return late_ ? late_->tokenizer() : impl_->tokenizer;
 }
 ScoreActivation Reranker::activation() const noexcept {
-  return late_ ? ScoreActivation::kNone : impl_->activation;
+  return late_ ? ScoreActivation::kNone : impl_->info.pairs.activation;
 }
 std::size_t Reranker::num_labels() const noexcept {
-  return late_ ? 1 : impl_->num_labels;
+  return late_ ? 1 : impl_->info.pairs.labels;
 }
 const std::vector<std::string>& Reranker::labels() const noexcept {
   static const std::vector<std::string> none;
-  return late_ ? none : impl_->labels;
+  return late_ ? none : impl_->info.pairs.label_names;
 }
 ScoreActivation Reranker::classification_activation() const noexcept {
-  return late_ ? ScoreActivation::kNone : impl_->label_activation;
+  return late_ ? ScoreActivation::kNone : impl_->info.pairs.classification_activation;
 }
 bool Reranker::is_llm_reranker() const noexcept {
   return !late_ && impl_->spec.llm.has_value();
@@ -361,7 +353,7 @@ std::vector<float> Reranker::run_batch(std::span<const Encoding* const> pairs) c
   const pipeline::RunOutput run = m.runner.run(pairs, m.spec.output, false, nullptr);
   const runtime::FloatOutput& output = run.output;
   const auto& s = output.shape();
-  const std::size_t labels = m.num_labels;
+  const std::size_t labels = m.info.pairs.labels;
   if (s.size() != 2 || s[1] != static_cast<std::int64_t>(labels)) {
     throw Error(ErrorCode::kRuntime, "model output \"" + m.info.output + "\" has shape " + pipeline::shape_text(s) +
                                          " for " + std::to_string(run.rows) + " pairs, expected [" +
@@ -373,28 +365,28 @@ std::vector<float> Reranker::run_batch(std::span<const Encoding* const> pairs) c
 float Reranker::score_from_logits(std::span<const float> logits, bool raw) const {
   refuse_late_interaction(late_);
   const Impl& m = *impl_;
-  if (logits.size() != m.num_labels) {
+  if (logits.size() != m.info.pairs.labels) {
     throw Error(ErrorCode::kInvalidArgument, std::to_string(logits.size()) + " logits given, the model has " +
-                                                 std::to_string(m.num_labels) + " label(s)");
+                                                 std::to_string(m.info.pairs.labels) + " label(s)");
   }
-  return m.spec.llm ? pipeline::llm_score(logits, m.activation, raw)
-                    : pipeline::pair_score(logits, m.label, m.activation, raw);
+  return m.spec.llm ? pipeline::llm_score(logits, m.info.pairs.activation, raw)
+                    : pipeline::pair_score(logits, m.info.pairs.label, m.info.pairs.activation, raw);
 }
 
 std::vector<float> Reranker::label_scores(std::span<const float> logits, bool raw) const {
   refuse_late_interaction(late_);
   const Impl& m = *impl_;
-  if (logits.size() != m.num_labels) {
+  if (logits.size() != m.info.pairs.labels) {
     throw Error(ErrorCode::kInvalidArgument, std::to_string(logits.size()) + " logits given, the model has " +
-                                                 std::to_string(m.num_labels) + " label(s)");
+                                                 std::to_string(m.info.pairs.labels) + " label(s)");
   }
-  return pipeline::label_scores(logits, m.label_activation, raw);
+  return pipeline::label_scores(logits, m.info.pairs.classification_activation, raw);
 }
 
 std::vector<float> Reranker::run_all(const std::vector<Encoding>& encodings, std::size_t batch_size) const {
   refuse_late_interaction(late_);
   const Impl& m = *impl_;
-  const std::size_t labels = m.num_labels;
+  const std::size_t labels = m.info.pairs.labels;
   std::vector<float> logits(encodings.size() * labels);
   if (encodings.empty()) return logits;
   std::vector<std::size_t> lengths;
@@ -445,7 +437,7 @@ std::vector<float> Reranker::score_pairs(std::span<const TextPair> pairs, std::s
     for (std::size_t i = 0; i < pairs.size(); ++i) scores[i] = maxsim(q[query_of[i]], d[i]);
     return scores;
   }
-  const std::size_t labels = impl_->num_labels;
+  const std::size_t labels = impl_->info.pairs.labels;
   const std::vector<float> logits = run_all(encode_for_scoring(pairs, true, 0), batch_size);
   for (std::size_t i = 0; i < scores.size(); ++i) {
     scores[i] = score_from_logits(std::span<const float>(logits).subspan(i * labels, labels));

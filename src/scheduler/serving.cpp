@@ -54,12 +54,12 @@ EmbeddingService::EmbeddingService(std::shared_ptr<const Embedder> embedder, con
         },
         [](const EncodedText& input) { return input.encoding.size(); }, observer);
   }
-  if (info.output_kind == OutputKind::kMultiVector || info.token_head) {
+  if (info.output_kind == OutputKind::kMultiVector || info.bge_m3.token_vectors) {
     tokens_ = std::make_unique<BatchScheduler<TokenInput, TokenVectors>>(
         options, [model](std::span<const TokenInput* const> inputs) { return model->run_token_batch(inputs); },
         [](const TokenInput& input) { return input.encoding.size(); }, observer);
   }
-  if (info.sparse_head) {
+  if (info.bge_m3.lexical) {
     lexical_ = std::make_unique<BatchScheduler<EncodedText, SparseVector>>(
         options, [model](std::span<const EncodedText* const> inputs) { return model->run_lexical_batch(inputs); },
         [](const EncodedText& input) { return input.encoding.size(); }, observer);

@@ -594,9 +594,9 @@ void read_files(IndexStorage& storage, const std::vector<SourceFile>& files, con
   tokenizer.set_truncation(std::nullopt);
   tokenizer.set_padding(std::nullopt);
   std::size_t chunk_tokens = config.options.chunking.chunk_tokens;
-  const std::size_t room =
-      embedder.info().max_length -
-      std::min(embedder.info().max_length, tokenizer.num_special_tokens_to_add(false) + embedder.info().prompt_length);
+  const std::size_t room = embedder.info().max_length -
+                           std::min(embedder.info().max_length,
+                                    tokenizer.num_special_tokens_to_add(false) + embedder.info().dense.prompt_length);
   if (room > 0) chunk_tokens = std::min(chunk_tokens, room);
   const std::size_t overlap = std::min(config.options.chunking.overlap_tokens, chunk_tokens / 2);
 

@@ -23,7 +23,7 @@ namespace {
 // How an index records a model's pooling: what the stored vectors depend on
 // besides the ONNX file.
 std::string recorded_pooling(const ModelInfo& info, bool sparse) {
-  return sparse ? pooling_name(info) : info.pooled_by_model ? "model" : to_string(info.pooling);
+  return sparse ? pooling_name(info) : info.pooled_by_model ? "model" : to_string(info.dense.pooling);
 }
 
 namespace fs = std::filesystem;

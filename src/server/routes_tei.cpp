@@ -126,8 +126,9 @@ std::string embed_all(ServerState& state, const Request& req) {
   std::size_t tokens = 0;
   for (const TokenInput& e : encoded) tokens += e.encoding.size();
   // BGE-M3's token vectors are as wide as its graph says (its hidden size where that width is dynamic).
-  const std::size_t dimension =
-      !model.late && model.info().token_dimension != 0 ? model.info().token_dimension : model.info().dimension;
+  const std::size_t dimension = !model.late && model.info().bge_m3.token_dimension != 0
+                                    ? model.info().bge_m3.token_dimension
+                                    : model.info().dimension;
   ResponseBudget budget(state.options.max_response_bytes, "inputs");
   budget.expect(tokens * dimension * kMinBytesPerFloat,
                 std::to_string(tokens) + " token vectors of " + std::to_string(dimension) + " dimensions");
@@ -304,7 +305,7 @@ std::string tokenize(ServerState& state, const Request& req) {
   const auto prompt_name = optional_string(body, "prompt_name");
   std::string prompt;
   if (prompt_name) {
-    const auto& prompts = model.info().prompts;
+    const auto& prompts = model.info().dense.prompts;
     const auto it =
         std::find_if(prompts.begin(), prompts.end(), [&](const auto& p) { return p.first == *prompt_name; });
     if (it == prompts.end()) throw HttpError(422, "unknown prompt name `" + *prompt_name + "`", "prompt_name");

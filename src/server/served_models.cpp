@@ -23,7 +23,7 @@ namespace {
 // The service that gives a model's token vectors; null when it gives none.
 EmbeddingService* token_service(const ServedModel& m) {
   if (m.late) return m.late.get();
-  return m.embedding && m.info().token_head ? m.embedding.get() : nullptr;
+  return m.embedding && m.info().bge_m3.token_vectors ? m.embedding.get() : nullptr;
 }
 
 }  // namespace
@@ -126,7 +126,7 @@ const ServedModel& ServedModels::find(const std::optional<std::string>& name, Ro
   };
   // BGE-M3 is an embedding model that gives sparse vectors too.
   const auto serves = [&](const ServedModel& m, Role r) {
-    return role_of(m) == r || (r == Role::kSparse && m.embedding && m.info().sparse_head);
+    return role_of(m) == r || (r == Role::kSparse && m.embedding && m.info().bge_m3.lexical);
   };
   const auto described = [](Role r) {
     return r == Role::kReranker ? "a reranker" : r == Role::kSparse ? "a sparse embedding model" : "an embedding model";

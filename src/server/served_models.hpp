@@ -37,7 +37,9 @@ struct ServedModel {
   // A ColBERT model: served as a reranker, and its token vectors by /embed_all.
   [[nodiscard]] bool is_late_interaction() const noexcept { return type == ModelType::kMultiVector; }
   // A ColBERT model, or an embedding model with a ColBERT head (BGE-M3).
-  [[nodiscard]] bool gives_token_vectors() const { return is_late_interaction() || (embedding && info().token_head); }
+  [[nodiscard]] bool gives_token_vectors() const {
+    return is_late_interaction() || (embedding && info().bge_m3.token_vectors);
+  }
   // A ColBERT model's MaxSim score of each document, its inputs queued as token vectors are (documents cut to the
   // model's length, as PyLate cuts them); an input that cannot be encoded is an HttpError naming "query" or
   // `documents_field`.

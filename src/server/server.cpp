@@ -58,9 +58,10 @@ int serve(const ServerOptions& options) {
   for (const ServedModel& m : models.all()) {
     const ModelInfo& info = m.info();
     const std::string providers = join(info.providers, ",");
-    log_info("model " + m.name + ": " + to_string(m.kind) + ", " + std::to_string(info.dimension) +
-             (m.kind == ModelKind::kReranker ? " label(s)" : " dimensions") + ", max " +
-             std::to_string(info.max_length) + " tokens, providers [" + providers + "], loaded in " +
+    log_info("model " + m.name + ": " + to_string(m.kind) + ", " +
+             (gives_vectors(info.type) ? std::to_string(info.dimension) + " dimensions"
+                                       : std::to_string(info.pairs.labels) + " label(s)") +
+             ", max " + std::to_string(info.max_length) + " tokens, providers [" + providers + "], loaded in " +
              std::to_string(m.load_seconds) + " s");
   }
   for (const ServedIndex& served : indexes.all()) {

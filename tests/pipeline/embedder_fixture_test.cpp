@@ -122,13 +122,13 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, FixtureModel,
 
 TEST(Embedder, ReadsPoolingAndNormalizationFromTheFolder) {
   const auto tokens = Embedder::load(testing::fixtures_dir() / "tiny-bert-tokens");
-  EXPECT_EQ(tokens.info().pooling, Pooling::kMean);
+  EXPECT_EQ(tokens.info().dense.pooling, Pooling::kMean);
   EXPECT_TRUE(tokens.info().normalize);
   EXPECT_FALSE(tokens.info().pooled_by_model);
   EXPECT_EQ(tokens.info().output, "last_hidden_state");
   EXPECT_EQ(tokens.info().dimension, 32U);
   const auto cls = Embedder::load(testing::fixtures_dir() / "tiny-bert-cls");
-  EXPECT_EQ(cls.info().pooling, Pooling::kCls);
+  EXPECT_EQ(cls.info().dense.pooling, Pooling::kCls);
   EXPECT_FALSE(cls.info().normalize);
   const auto pooled = Embedder::load(testing::fixtures_dir() / "tiny-bert-pooled");
   EXPECT_TRUE(pooled.info().pooled_by_model);

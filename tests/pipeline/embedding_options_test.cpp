@@ -48,13 +48,13 @@ TEST(EmbeddingOptions, FolderPromptsAndDefaultAreRead) {
   const auto dir = prompted_fixture("read", kPrompts);
   const auto embedder = Embedder::load(dir, one_thread());
   const auto& info = embedder.info();
-  ASSERT_EQ(info.prompts.size(), 2U);
-  EXPECT_EQ(info.prompts[0].first, "passage");
-  EXPECT_EQ(info.prompts[1].second, "query: ");
-  EXPECT_EQ(info.default_prompt_name, "query");
-  EXPECT_EQ(info.prompt, "query: ");  // the default applies when none is named
-  EXPECT_EQ(info.similarity_fn_name, "dot");
-  EXPECT_EQ(info.prompt_length, 0U);  // include_prompt true: the prompt is pooled
+  ASSERT_EQ(info.dense.prompts.size(), 2U);
+  EXPECT_EQ(info.dense.prompts[0].first, "passage");
+  EXPECT_EQ(info.dense.prompts[1].second, "query: ");
+  EXPECT_EQ(info.dense.default_prompt_name, "query");
+  EXPECT_EQ(info.dense.prompt, "query: ");  // the default applies when none is named
+  EXPECT_EQ(info.dense.similarity_fn_name, "dot");
+  EXPECT_EQ(info.dense.prompt_length, 0U);  // include_prompt true: the prompt is pooled
 }
 
 // sentence-transformers' encode(prompt=...) is [prompt + text for text in
@@ -68,7 +68,7 @@ TEST(EmbeddingOptions, PromptIsPrependedToTheText) {
   options.prompt_name.reset();
   options.prompt = "";  // turns the default prompt off
   const auto plain = Embedder::load(dir, options);
-  EXPECT_EQ(plain.info().prompt, "");
+  EXPECT_EQ(plain.info().dense.prompt, "");
   std::vector<std::string> concatenated;
   for (const auto& t : kTexts) concatenated.push_back("passage: " + t);
   expect_rows_equal(named, plain.embed(concatenated));
@@ -106,7 +106,7 @@ TEST(EmbeddingOptions, ExcludedPromptLengthCountsClsAndPromptTokens) {
   const auto dir = prompted_fixture("exclude", kPrompts, false);
   const auto embedder = Embedder::load(dir, one_thread());
   const auto prompt_ids = embedder.tokenizer().encode("query: ", true).ids;  // [CLS] query : [SEP]
-  EXPECT_EQ(embedder.info().prompt_length, prompt_ids.size() - 1);
+  EXPECT_EQ(embedder.info().dense.prompt_length, prompt_ids.size() - 1);
   const auto excluded = embedder.embed(kTexts);
   auto options = one_thread();
   options.prompt = "query: ";

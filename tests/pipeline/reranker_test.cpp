@@ -242,7 +242,8 @@ TEST(Reranker, SigmoidIsTheLogisticOfTheRawLogit) {
     EXPECT_NEAR(probs[i], 1.0 / (1.0 + std::exp(-static_cast<double>(logits[i]))), 1e-7);
   }
   EXPECT_EQ(raw.info().output, "logits");
-  EXPECT_EQ(raw.info().dimension, 1U);
+  EXPECT_EQ(raw.info().pairs.labels, 1U);
+  EXPECT_EQ(raw.info().dimension, 0U);  // no vectors
   EXPECT_EQ(raw.num_labels(), 1U);
 }
 

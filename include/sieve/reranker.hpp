@@ -120,6 +120,8 @@ class Reranker {
   // (query, document) pairs tokenized for scoring: an LLM reranker's prompt around each, else as pairs.
   [[nodiscard]] std::vector<Encoding> encode_for_scoring(std::span<const TextPair> pairs, bool truncate,
                                                          std::size_t threads) const;
+  // impl_ for a pair scorer; for a ColBERT model, pair_scorer() refuses.
+  [[nodiscard]] const Impl& pair_scorer() const;
   // The one that is not null says the kind: impl_ (pair scoring) or late_.
   std::unique_ptr<Impl> impl_;
   std::unique_ptr<Embedder> late_;

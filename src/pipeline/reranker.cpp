@@ -250,19 +250,16 @@ const Embedder* Reranker::late_interaction_model() const noexcept {
   return late_.get();
 }
 
-namespace {
-
-// What the pair-scoring and classification methods tell a ColBERT model's caller.
-void refuse_late_interaction(const std::unique_ptr<Embedder>& late) {
-  if (late) {
-    throw Error(ErrorCode::kUnsupported, late->info().folder.string() +
+// The pair-scoring and classification methods' model; a ColBERT model's caller is told what it serves.
+const Reranker::Impl& Reranker::pair_scorer() const {
+  if (late_) {
+    throw Error(ErrorCode::kUnsupported, late_->info().folder.string() +
                                              " is a late-interaction (ColBERT) model: it scores documents by MaxSim "
                                              "of token vectors (score, rerank), not (query, document) pairs, and "
                                              "does not classify; use sieve rerank or sieve embed --multi-vector");
   }
+  return *impl_;
 }
-
-}  // namespace
 
 namespace {
 
@@ -291,8 +288,7 @@ std::vector<Encoding> Reranker::encode(std::string_view query, std::span<const s
 
 std::vector<Encoding> Reranker::encode_for_scoring(std::span<const TextPair> pairs, bool truncate,
                                                    std::size_t threads) const {
-  refuse_late_interaction(late_);
-  const Impl& m = *impl_;
+  const Impl& m = pair_scorer();
   if (m.spec.llm) {
     // The recipe of the model card: the filled-in template alone is
     // tokenized (and cut), then put between the prompt's own tokens.
@@ -326,8 +322,7 @@ void refuse_llm_classification(bool llm) {
 
 std::vector<Encoding> Reranker::encode_texts(std::span<const std::string_view> texts, bool truncate,
                                              std::size_t threads) const {
-  refuse_late_interaction(late_);
-  const Impl& m = *impl_;
+  const Impl& m = pair_scorer();
   refuse_llm_classification(m.spec.llm.has_value());
   std::vector<Encoding> encodings = m.tokenizer.encode_each(texts, true, threads);
   finish_encodings(encodings, truncate,
@@ -337,8 +332,7 @@ std::vector<Encoding> Reranker::encode_texts(std::span<const std::string_view> t
 
 std::vector<Encoding> Reranker::encode_pairs(std::span<const TextPair> pairs, bool truncate,
                                              std::size_t threads) const {
-  refuse_late_interaction(late_);
-  const Impl& m = *impl_;
+  const Impl& m = pair_scorer();
   refuse_llm_classification(m.spec.llm.has_value());
   std::vector<Encoding> encodings = m.tokenizer.encode_pair_each(pairs, true, threads);
   finish_encodings(encodings, truncate,
@@ -347,8 +341,7 @@ std::vector<Encoding> Reranker::encode_pairs(std::span<const TextPair> pairs, bo
 }
 
 std::vector<float> Reranker::run_batch(std::span<const Encoding* const> pairs) const {
-  refuse_late_interaction(late_);
-  const Impl& m = *impl_;
+  const Impl& m = pair_scorer();
   if (pairs.empty()) return {};
   const pipeline::RunOutput run = m.runner.run(pairs, m.spec.output, false, nullptr);
   const runtime::FloatOutput& output = run.output;
@@ -363,8 +356,7 @@ std::vector<float> Reranker::run_batch(std::span<const Encoding* const> pairs) c
 }
 
 float Reranker::score_from_logits(std::span<const float> logits, bool raw) const {
-  refuse_late_interaction(late_);
-  const Impl& m = *impl_;
+  const Impl& m = pair_scorer();
   if (logits.size() != m.info.pairs.labels) {
     throw Error(ErrorCode::kInvalidArgument, std::to_string(logits.size()) + " logits given, the model has " +
                                                  std::to_string(m.info.pairs.labels) + " label(s)");
@@ -374,8 +366,7 @@ float Reranker::score_from_logits(std::span<const float> logits, bool raw) const
 }
 
 std::vector<float> Reranker::label_scores(std::span<const float> logits, bool raw) const {
-  refuse_late_interaction(late_);
-  const Impl& m = *impl_;
+  const Impl& m = pair_scorer();
   if (logits.size() != m.info.pairs.labels) {
     throw Error(ErrorCode::kInvalidArgument, std::to_string(logits.size()) + " logits given, the model has " +
                                                  std::to_string(m.info.pairs.labels) + " label(s)");
@@ -384,8 +375,7 @@ std::vector<float> Reranker::label_scores(std::span<const float> logits, bool ra
 }
 
 std::vector<float> Reranker::run_all(const std::vector<Encoding>& encodings, std::size_t batch_size) const {
-  refuse_late_interaction(late_);
-  const Impl& m = *impl_;
+  const Impl& m = pair_scorer();
   const std::size_t labels = m.info.pairs.labels;
   std::vector<float> logits(encodings.size() * labels);
   if (encodings.empty()) return logits;

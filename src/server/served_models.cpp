@@ -103,19 +103,23 @@ ServedModels::ServedModels(ModelRegistry& registry, const std::vector<std::strin
 
 namespace {
 
-// The routes that serve a model of `type`, for a message that refuses another.
-std::string serving_routes(ModelType type) {
-  const char* routes = "/info";
-  switch (type) {
+// The routes that serve model `m`, for a message that refuses another.
+std::string serving_routes(const ServedModel& m) {
+  std::string routes = "/info";
+  switch (m.type) {
     case ModelType::kDense: routes = "/embed and /v1/embeddings"; break;
     case ModelType::kSparse: routes = "/embed_sparse"; break;
     case ModelType::kMultiVector: routes = "/embed_all, /rerank and /v1/rerank"; break;
-    case ModelType::kBgeM3: routes = "/embed, /v1/embeddings, /embed_sparse and /embed_all"; break;
+    case ModelType::kBgeM3:
+      // Only the outputs its export has.
+      routes = std::string("/embed, /v1/embeddings") + (m.info().bge_m3.lexical ? ", /embed_sparse" : "") +
+               (m.info().bge_m3.token_vectors ? ", /embed_all" : "");
+      break;
     case ModelType::kCrossEncoder:
     case ModelType::kClassifier: routes = "/rerank, /v1/rerank and /predict"; break;
     case ModelType::kLlmReranker: routes = "/rerank and /v1/rerank"; break;
   }
-  return std::string(" (") + model::kind_noun(type) + ": it serves " + routes + ")";
+  return std::string(" (") + model::kind_noun(m.type) + ": it serves " + routes + ")";
 }
 
 }  // namespace
@@ -142,8 +146,7 @@ const ServedModel& ServedModels::find(const std::optional<std::string>& name, Ro
     if (m.name != *name) continue;
     if (!serves(m, role)) {
       throw HttpError(
-          400,
-          "the model `" + *name + "` is " + described(role_of(m)) + ", not " + described(role) + serving_routes(m.type),
+          400, "the model `" + *name + "` is " + described(role_of(m)) + ", not " + described(role) + serving_routes(m),
           "model", "model_kind_mismatch");
     }
     return m;
@@ -176,7 +179,7 @@ const ServedModel& ServedModels::late_interaction(const std::optional<std::strin
     throw HttpError(400,
                     "the model `" + *name +
                         "` is not a late-interaction (ColBERT) model; token vectors come from ColBERT models" +
-                        serving_routes(m.type),
+                        serving_routes(m),
                     "model", "model_kind_mismatch");
   }
   return m;

@@ -6,19 +6,8 @@ const support = @import("support.zig");
 
 const testing = std.testing;
 
-/// Texts of many lengths, so batches are sorted and padded: accents and CJK
-/// (multi-byte UTF-8), an empty text, a NUL byte (legal UTF-8 that a
-/// NUL-terminated interface would cut), and one past the model's 256 tokens.
-const texts = [_][]const u8{
-    "A cat sits on the mat.",
-    "The quick brown fox jumps over the lazy dog, again and again.",
-    "Héllo wörld, ça va? 東京は日本の首都です。",
-    "",
-    "short",
-    "before\x00after the NUL byte",
-    support.repeat("a long text ", 120),
-    "Emoji 🙂 and a\ttab.",
-};
+/// support.hard_texts, and emoji with a tab.
+const texts = support.hard_texts ++ [_][]const u8{"Emoji 🙂 and a\ttab."};
 
 /// Embeds `texts` with the bindings and with the CLI given `cli_args`, and
 /// requires the same bits.

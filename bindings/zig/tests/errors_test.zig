@@ -16,6 +16,27 @@ fn expectDiagnostics(diagnostics: sieve.Diagnostics, code: sieve.Code, input_ind
     }
 }
 
+/// The tiny embedder and the cross-encoder fixtures, loaded with default options.
+const TwoModels = struct {
+    embedder: sieve.Model,
+    reranker: sieve.Model,
+
+    fn load(allocator: std.mem.Allocator) !TwoModels {
+        const embedder_path = try support.fixture(allocator, "tiny-bert-tokens");
+        defer allocator.free(embedder_path);
+        const reranker_path = try support.fixture(allocator, "cross-encoder-minilm-l6");
+        defer allocator.free(reranker_path);
+        var embedder = try sieve.Model.load(embedder_path, .{}, null);
+        errdefer embedder.deinit();
+        return .{ .embedder = embedder, .reranker = try sieve.Model.load(reranker_path, .{}, null) };
+    }
+
+    fn deinit(self: *TwoModels) void {
+        self.reranker.deinit();
+        self.embedder.deinit();
+    }
+};
+
 test "errors: a missing model folder is NotFound" {
     var diagnostics: sieve.Diagnostics = .{};
     defer diagnostics.deinit();
@@ -42,14 +63,10 @@ test "errors: bad options are InvalidArgument" {
 
 test "errors: embedding with a reranker and reranking with an embedder are WrongKind" {
     const allocator = testing.allocator;
-    const reranker_path = try support.fixture(allocator, "cross-encoder-minilm-l6");
-    defer allocator.free(reranker_path);
-    const embedder_path = try support.fixture(allocator, "tiny-bert-tokens");
-    defer allocator.free(embedder_path);
-    var reranker = try sieve.Model.load(reranker_path, .{}, null);
-    defer reranker.deinit();
-    var embedder = try sieve.Model.load(embedder_path, .{}, null);
-    defer embedder.deinit();
+    var models = try TwoModels.load(allocator);
+    defer models.deinit();
+    const embedder = &models.embedder;
+    const reranker = &models.reranker;
     var diagnostics: sieve.Diagnostics = .{};
     defer diagnostics.deinit();
     const docs = [_][]const u8{ "one", "two" };
@@ -68,14 +85,10 @@ test "errors: embedding with a reranker and reranking with an embedder are Wrong
 
 test "errors: invalid UTF-8 is InvalidInput, with the index of the text" {
     const allocator = testing.allocator;
-    const embedder_path = try support.fixture(allocator, "tiny-bert-tokens");
-    defer allocator.free(embedder_path);
-    const reranker_path = try support.fixture(allocator, "cross-encoder-minilm-l6");
-    defer allocator.free(reranker_path);
-    var embedder = try sieve.Model.load(embedder_path, .{}, null);
-    defer embedder.deinit();
-    var reranker = try sieve.Model.load(reranker_path, .{}, null);
-    defer reranker.deinit();
+    var models = try TwoModels.load(allocator);
+    defer models.deinit();
+    const embedder = &models.embedder;
+    const reranker = &models.reranker;
     var diagnostics: sieve.Diagnostics = .{};
     defer diagnostics.deinit();
 
@@ -113,14 +126,10 @@ test "errors: with replace_invalid_utf8 the texts embed as the CLI's --invalid-u
 
 test "errors: buffers too small are BufferTooSmall and stay untouched" {
     const allocator = testing.allocator;
-    const embedder_path = try support.fixture(allocator, "tiny-bert-tokens");
-    defer allocator.free(embedder_path);
-    const reranker_path = try support.fixture(allocator, "cross-encoder-minilm-l6");
-    defer allocator.free(reranker_path);
-    var embedder = try sieve.Model.load(embedder_path, .{}, null);
-    defer embedder.deinit();
-    var reranker = try sieve.Model.load(reranker_path, .{}, null);
-    defer reranker.deinit();
+    var models = try TwoModels.load(allocator);
+    defer models.deinit();
+    const embedder = &models.embedder;
+    const reranker = &models.reranker;
     var diagnostics: sieve.Diagnostics = .{};
     defer diagnostics.deinit();
     const texts = [_][]const u8{ "one", "two", "three" };

@@ -7,18 +7,8 @@ const support = @import("support.zig");
 
 const testing = std.testing;
 
-/// Texts of many lengths, an empty one, a NUL byte, multi-byte UTF-8 and one
-/// past the model's maximum length.
-const texts = [_][]const u8{
-    "A cat sits on the mat.",
-    "The quick brown fox jumps over the lazy dog, again and again.",
-    "Héllo wörld, ça va? 東京は日本の首都です。",
-    "",
-    "short",
-    "before\x00after the NUL byte",
-    support.repeat("a long text ", 120),
-    "How do plants make food from sunlight?",
-};
+/// support.hard_texts, and a question.
+const texts = support.hard_texts ++ [_][]const u8{"How do plants make food from sunlight?"};
 
 /// Token ids strictly ascending below `vocabulary`, weights finite and above
 /// `floor`.

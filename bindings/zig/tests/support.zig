@@ -240,6 +240,20 @@ pub fn lines(allocator: Allocator, texts: []const []const u8) ![]u8 {
     return joined.toOwnedSlice(allocator);
 }
 
+/// Texts of many lengths, so batches are sorted and padded: accents and CJK
+/// (multi-byte UTF-8), an empty text, a NUL byte (legal UTF-8 that a
+/// NUL-terminated interface would cut), and one past the models' maximum
+/// length.
+pub const hard_texts = [_][]const u8{
+    "A cat sits on the mat.",
+    "The quick brown fox jumps over the lazy dog, again and again.",
+    "Héllo wörld, ça va? 東京は日本の首都です。",
+    "",
+    "short",
+    "before\x00after the NUL byte",
+    repeat("a long text ", 120),
+};
+
 /// `text` `n` times over, at compile time.
 pub fn repeat(comptime text: []const u8, comptime n: usize) []const u8 {
     comptime {

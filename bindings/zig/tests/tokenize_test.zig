@@ -99,7 +99,7 @@ test "tokenize: tokenizer.json files (WordPiece with truncation, byte-level BPE)
     defer if (bbpe) |path| allocator.free(path);
 
     const files = [_][:0]const u8{ wordpiece, bbpe orelse "" };
-    for (files[0 .. if (bbpe == null) 1 else 2]) |file| {
+    for (files[0..if (bbpe == null) 1 else 2]) |file| {
         var diagnostics: sieve.Diagnostics = .{};
         defer diagnostics.deinit();
         var tokenizer = sieve.Tokenizer.load(file, &diagnostics) catch |err| {

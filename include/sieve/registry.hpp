@@ -13,8 +13,8 @@
 
 namespace sieve {
 
-// What a model folder holds, detected from its ONNX outputs and its
-// config.json "architectures" (see src/model/model_kind.hpp).
+// Which loader serves a model folder: a coarse view of its ModelType (include/sieve/model_info.hpp), decided by
+// model::resolve_model() (src/model/model_spec.hpp) from its ONNX outputs and its config.json "architectures".
 enum class ModelKind {
   kEmbedding,        // token states (rank 3), pooled by Sieve
   kPooledEmbedding,  // one vector per input (rank 2, e.g. "sentence_embedding")

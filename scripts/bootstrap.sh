@@ -63,6 +63,8 @@ if $packages_only; then exit 0; fi
 
 # --- ONNX Runtime ---------------------------------------------------------
 bash scripts/fetch_onnxruntime.sh
+# Execution-provider plugins (OpenVINO), beside it.
+bash scripts/fetch_ep_plugins.sh
 
 # --- Unicode data of Hugging Face's versions (tables generated at build time)
 bash scripts/fetch_unicode_data.sh

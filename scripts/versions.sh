@@ -11,3 +11,7 @@ ORT_HEADER_GO_MODULE_VERSION=v1.27.0
 # 14.0.0 is PCRE2 10.42's, 16.0.0 Oniguruma's and the Rust regex crate's,
 # 17.0.0 the Rust standard library's in the Hugging Face tokenizers we match.
 UNICODE_PACKAGES="14.0.0@2.0.7 16.0.0@2.0.7 17.0.0@2.1.0"
+# ONNX Runtime's OpenVINO execution provider as a plugin library (the PyPI wheel
+# onnxruntime-ep-openvino, which carries the OpenVINO runtime it needs); the
+# set-up puts it beside the ONNX Runtime library, where `--provider openvino` finds it.
+OPENVINO_EP_VERSION=1.8.1

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <map>
 
+#include "runtime/plugin_providers.hpp"
 #include "runtime/session.hpp"
 #include "sieve/error.hpp"
 
@@ -85,7 +86,8 @@ std::vector<std::string> available_providers() {
   return out;
 }
 
-std::vector<std::string> append_providers(OrtSessionOptions* options, const RuntimeOptions& runtime) {
+std::vector<std::string> append_providers(OrtEnv* env, OrtSessionOptions* options, const RuntimeOptions& runtime,
+                                          int intra_op_threads) {
   const auto available = available_providers();
   std::vector<std::string> used;
   for (const auto& spec : runtime.providers) {
@@ -96,6 +98,7 @@ std::vector<std::string> append_providers(OrtSessionOptions* options, const Runt
                                                    "rocm, xnnpack, qnn)");
     }
     const bool present = std::find(available.begin(), available.end(), spec.name) != available.end();
+    const PluginProvider* plugin = present ? nullptr : find_plugin_provider(spec.name);
     std::string why;
     if (present) {
       try {
@@ -103,6 +106,17 @@ std::vector<std::string> append_providers(OrtSessionOptions* options, const Runt
         used.push_back(spec.name);
         continue;
       } catch (const Error& e) {
+        why = e.what();
+      }
+    } else if (plugin != nullptr) {
+      // Not built into this library: loaded as a plugin. A bad option is the caller's error, never skipped.
+      try {
+        register_plugin(env, *plugin, spec);
+        append_plugin(env, options, *plugin, spec, intra_op_threads);
+        used.push_back(spec.name);
+        continue;
+      } catch (const Error& e) {
+        if (e.code() == ErrorCode::kInvalidArgument) throw;
         why = e.what();
       }
     } else {

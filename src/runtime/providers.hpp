@@ -9,8 +9,11 @@
 namespace sieve::runtime {
 
 // Appends the requested providers to `options` in order, skipping (with a
-// warning) or rejecting (strict) those the library lacks; returns the names
-// really in use, "cpu" last.
-std::vector<std::string> append_providers(OrtSessionOptions* options, const RuntimeOptions& runtime);
+// warning) or rejecting (strict) those the library lacks; a provider built
+// as a plugin library (plugin_providers.hpp) is registered with `env` first.
+// Returns the names really in use, "cpu" last. `intra_op_threads` is the
+// session's thread count, which a plugin's own threads follow by default.
+std::vector<std::string> append_providers(OrtEnv* env, OrtSessionOptions* options, const RuntimeOptions& runtime,
+                                          int intra_op_threads);
 
 }  // namespace sieve::runtime

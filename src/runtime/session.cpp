@@ -126,7 +126,7 @@ Session::Session(const std::filesystem::path& model, const RuntimeOptions& optio
   check(options.cpu_arena ? ort().EnableCpuMemArena(session_options.get())
                           : ort().DisableCpuMemArena(session_options.get()),
         "setting the CPU arena");
-  providers_ = append_providers(session_options.get(), options);
+  providers_ = append_providers(env, session_options.get(), options, intra_op_threads_);
   if (providers_ == std::vector<std::string>{"cpu"}) {
     // ONNX Runtime fuses Add + LayerNormalization into SkipLayerNormalization
     // at load time; on CPUs that kernel is slower than the two it replaces

@@ -1,0 +1,278 @@
+#include "runtime/plugin_providers.hpp"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <set>
+#include <system_error>
+
+#include "sieve/error.hpp"
+
+namespace sieve::runtime {
+namespace fs = std::filesystem;
+namespace {
+
+const std::array<PluginProvider, 1>& plugins() {
+  static const std::array<PluginProvider, 1> list = {
+      PluginProvider{"openvino", "OpenVINOExecutionProvider", "libonnxruntime_providers_openvino_plugin.so",
+                     "onnxruntime_ep_openvino"},
+  };
+  return list;
+}
+
+bool is_file(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_regular_file(p, ec);
+}
+
+// The folder of the ONNX Runtime library this process loaded.
+std::optional<fs::path> onnxruntime_folder() {
+  Dl_info info{};
+  // NOLINTNEXTLINE(cppcoreguidelines-pro-type-reinterpret-cast): dladdr takes the function's address
+  if (dladdr(reinterpret_cast<const void*>(&OrtGetApiBase), &info) == 0 || info.dli_fname == nullptr) {
+    return std::nullopt;
+  }
+  std::error_code ec;
+  const fs::path library = fs::canonical(info.dli_fname, ec);
+  if (ec) return std::nullopt;
+  return library.parent_path();
+}
+
+// The site-packages folders of `prefix` (lib/python3.*/site-packages, and Debian's dist-packages).
+std::vector<fs::path> site_packages(const fs::path& prefix) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (const auto& lib : {prefix / "lib", prefix / "local/lib"}) {
+    for (fs::directory_iterator it(lib, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      if (name.rfind("python3", 0) != 0) continue;
+      out.push_back(it->path() / "site-packages");
+      out.push_back(it->path() / "dist-packages");
+    }
+    ec.clear();
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+const char* value_or_empty(const OrtKeyValuePairs* pairs, const char* key) {
+  if (pairs == nullptr) return "";
+  const char* value = ort().GetKeyValue(pairs, key);
+  return value != nullptr ? value : "";
+}
+
+struct Registration {
+  fs::path library;
+  std::string error;  // empty: registered
+};
+
+struct Registry {
+  std::mutex mutex;
+  std::map<std::string, Registration> done;
+};
+
+Registry& registry() {
+  static Registry r;
+  return r;
+}
+
+// The plugin's devices, as ONNX Runtime lists them for `env`.
+std::vector<const OrtEpDevice*> ep_devices(OrtEnv* env, const PluginProvider& plugin) {
+  const OrtEpDevice* const* devices = nullptr;
+  std::size_t count = 0;
+  check(ort().GetEpDevices(env, &devices, &count), "listing the execution providers' devices");
+  std::vector<const OrtEpDevice*> out;
+  for (std::size_t i = 0; i < count; ++i) {
+    if (plugin.ep_name == ort().EpDevice_EpName(devices[i])) out.push_back(devices[i]);
+  }
+  return out;
+}
+
+std::string device_of(const OrtEpDevice* device) {
+  return value_or_empty(ort().EpDevice_EpMetadata(device), "ov_device");
+}
+
+std::string upper(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return text;
+}
+
+}  // namespace
+
+const PluginProvider* find_plugin_provider(std::string_view name) {
+  for (const auto& p : plugins()) {
+    if (p.name == name) return &p;
+  }
+  return nullptr;
+}
+
+std::optional<fs::path> locate_plugin_library(const PluginProvider& plugin, const ProviderSpec& spec,
+                                              std::vector<std::string>* searched) {
+  std::vector<fs::path> candidates;
+  if (const auto it = spec.options.find("library"); it != spec.options.end()) {
+    candidates.emplace_back(it->second);  // the one place asked for
+  } else {
+    if (const char* paths = std::getenv("SIEVE_EP_PATH"); paths != nullptr) {
+      std::string_view rest = paths;
+      while (!rest.empty()) {
+        const auto colon = rest.find(':');
+        const fs::path entry(std::string(rest.substr(0, colon)));
+        if (!entry.empty()) candidates.push_back(is_file(entry) ? entry : entry / plugin.library_file);
+        if (colon == std::string_view::npos) break;
+        rest.remove_prefix(colon + 1);
+      }
+    }
+    if (const auto ort_folder = onnxruntime_folder()) {
+      candidates.push_back(*ort_folder / "ep" / plugin.name / plugin.library_file);
+    }
+    std::vector<fs::path> prefixes;
+    if (const char* venv = std::getenv("VIRTUAL_ENV"); venv != nullptr && *venv != '\0') prefixes.emplace_back(venv);
+    if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
+      prefixes.push_back(fs::path(home) / ".local");
+    }
+    prefixes.emplace_back("/usr");
+    for (const auto& prefix : prefixes) {
+      for (const auto& site : site_packages(prefix)) {
+        candidates.push_back(site / plugin.python_package / plugin.library_file);
+      }
+    }
+  }
+  for (const auto& c : candidates) {
+    if (is_file(c)) return c;
+    if (searched != nullptr) searched->push_back(c.string());
+  }
+  return std::nullopt;
+}
+
+std::vector<PluginDevice> register_plugin(OrtEnv* env, const PluginProvider& plugin, const ProviderSpec& spec) {
+  Registry& r = registry();
+  {
+    const std::lock_guard lock(r.mutex);
+    auto it = r.done.find(plugin.name);
+    if (it == r.done.end()) {
+      Registration reg;
+      std::vector<std::string> searched;
+      if (const auto library = locate_plugin_library(plugin, spec, &searched)) {
+        reg.library = *library;
+        OrtStatus* status = ort().RegisterExecutionProviderLibrary(env, plugin.name.c_str(), library->c_str());
+        if (status != nullptr) {
+          reg.error = "its library " + library->string() + " did not load: " + ort().GetErrorMessage(status);
+          ort().ReleaseStatus(status);
+        }
+      } else {
+        std::string places;
+        for (const auto& s : searched) places += (places.empty() ? "" : ", ") + s;
+        reg.error = "its plugin library " + plugin.library_file + " was not found (install the Python package " +
+                    plugin.python_package +
+                    " in the active environment, or give its folder in SIEVE_EP_PATH or the option library=PATH; "
+                    "searched: " +
+                    places + ")";
+      }
+      it = r.done.emplace(plugin.name, std::move(reg)).first;
+    } else if (const auto asked = spec.options.find("library");
+               asked != spec.options.end() && fs::path(asked->second) != it->second.library) {
+      throw Error(ErrorCode::kInvalidArgument, "the " + plugin.name + " plugin is already loaded from " +
+                                                   it->second.library.string() + "; one library per process");
+    }
+    if (!it->second.error.empty()) throw Error(ErrorCode::kUnsupported, it->second.error);
+  }
+  std::vector<PluginDevice> out;
+  for (const OrtEpDevice* d : ep_devices(env, plugin)) {
+    const OrtKeyValuePairs* meta = ort().EpDevice_EpMetadata(d);
+    out.push_back(
+        {device_of(d), value_or_empty(meta, "FULL_DEVICE_NAME"), value_or_empty(meta, "OPTIMIZATION_CAPABILITIES")});
+  }
+  if (out.empty()) throw Error(ErrorCode::kUnsupported, "the " + plugin.name + " plugin offers no device here");
+  return out;
+}
+
+void append_plugin(OrtEnv* env, OrtSessionOptions* options, const PluginProvider& plugin, const ProviderSpec& spec,
+                   int intra_op_threads) {
+  static const std::set<std::string> known = {"library", "device", "precision", "threads", "cache_dir"};
+  for (const auto& [key, value] : spec.options) {
+    if (known.count(key) == 0) {
+      throw Error(ErrorCode::kInvalidArgument, "unknown " + plugin.name + " option \"" + key +
+                                                   "\" (known: device, precision, threads, cache_dir, library)");
+    }
+    if (value.empty()) {
+      throw Error(ErrorCode::kInvalidArgument, plugin.name + " option \"" + key + "\" has no value");
+    }
+  }
+  const auto option = [&](const char* key) -> std::optional<std::string> {
+    const auto it = spec.options.find(key);
+    return it == spec.options.end() ? std::nullopt : std::optional<std::string>(it->second);
+  };
+  const std::string device = upper(option("device").value_or("CPU"));
+  std::map<std::string, std::string> ep_options;
+  if (const auto precision = option("precision")) {
+    // OpenVINO's inference precision hint for the device; "accuracy" keeps the model's own precision.
+    static const std::map<std::string, std::string> hints = {
+        {"bf16", "bf16"}, {"f32", "f32"}, {"fp32", "f32"}, {"f16", "f16"}, {"fp16", "f16"}};
+    if (*precision == "accuracy") {
+      ep_options["precision"] = "ACCURACY";
+    } else if (const auto hint = hints.find(*precision); hint != hints.end()) {
+      ep_options["load_config"] = R"({")" + device + R"(":{"INFERENCE_PRECISION_HINT":")" + hint->second + R"("}})";
+    } else {
+      throw Error(ErrorCode::kInvalidArgument,
+                  plugin.name + " option precision=\"" + *precision + "\" is not one of bf16, f32, f16, accuracy");
+    }
+  }
+  if (const auto threads = option("threads")) {
+    const bool digits = std::all_of(threads->begin(), threads->end(), [](unsigned char c) { return std::isdigit(c); });
+    if (!digits || threads->size() > 6) {
+      throw Error(ErrorCode::kInvalidArgument,
+                  plugin.name + " option threads=\"" + *threads + "\" is not a thread count");
+    }
+    check_thread_count(std::stoll(*threads), plugin.name + " option threads");
+    ep_options["num_of_threads"] = *threads;
+  } else if (intra_op_threads > 0) {
+    ep_options["num_of_threads"] = std::to_string(intra_op_threads);
+  }
+  if (const auto cache = option("cache_dir")) ep_options["cache_dir"] = *cache;
+
+  const OrtEpDevice* chosen = nullptr;
+  std::string offered;
+  for (const OrtEpDevice* d : ep_devices(env, plugin)) {
+    offered += (offered.empty() ? "" : ", ") + device_of(d);
+    if (chosen == nullptr && upper(device_of(d)) == device) chosen = d;
+  }
+  if (chosen == nullptr) {
+    throw Error(ErrorCode::kInvalidArgument,
+                plugin.name + " option device=" + device + ": this machine offers " + offered);
+  }
+  std::vector<const char*> keys;
+  std::vector<const char*> values;
+  for (const auto& [k, v] : ep_options) {
+    keys.push_back(k.c_str());
+    values.push_back(v.c_str());
+  }
+  check(
+      ort().SessionOptionsAppendExecutionProvider_V2(options, env, &chosen, 1, keys.data(), values.data(), keys.size()),
+      ("adding the " + plugin.name + " provider").c_str());
+}
+
+std::vector<PluginReport> plugin_reports(OrtEnv* env) {
+  std::vector<PluginReport> out;
+  for (const auto& plugin : plugins()) {
+    PluginReport report;
+    report.name = plugin.name;
+    const ProviderSpec spec{plugin.name, {}};
+    const auto library = locate_plugin_library(plugin, spec);
+    if (!library) continue;  // not installed: nothing to report
+    report.library = *library;
+    try {
+      report.devices = register_plugin(env, plugin, spec);
+    } catch (const Error& e) {
+      report.error = e.what();
+    }
+    out.push_back(std::move(report));
+  }
+  return out;
+}
+
+}  // namespace sieve::runtime

@@ -1,0 +1,62 @@
+#pragma once
+
+// Execution providers that ONNX Runtime loads as plugin libraries (its plugin EP interface: a library registered
+// once per process, the devices it offers, and a session option that appends one of them).
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/ort_api.hpp"
+#include "sieve/runtime_options.hpp"
+
+namespace sieve::runtime {
+
+// A provider Sieve knows how to load as a plugin.
+struct PluginProvider {
+  std::string name;            // Sieve's name: "openvino"
+  std::string ep_name;         // ONNX Runtime's: "OpenVINOExecutionProvider"
+  std::string library_file;    // "libonnxruntime_providers_openvino_plugin.so"
+  std::string python_package;  // the PyPI wheel's package folder: "onnxruntime_ep_openvino"
+};
+
+// The plugin of that name, or null.
+const PluginProvider* find_plugin_provider(std::string_view name);
+
+// Where the plugin's library is, searched in order: the provider option `library`; each entry of
+// SIEVE_EP_PATH (':'-separated folders or library files); ep/<name>/ beside the ONNX Runtime library Sieve
+// loaded (where Sieve's set-up puts it); the package folder of the installed wheel in the active Python
+// environment ($VIRTUAL_ENV) and the user's and the system's site-packages. Null when none has it; `searched`
+// then lists the places.
+std::optional<std::filesystem::path> locate_plugin_library(const PluginProvider& plugin, const ProviderSpec& spec,
+                                                           std::vector<std::string>* searched = nullptr);
+
+// One device a plugin offers ("CPU", "GPU", "NPU").
+struct PluginDevice {
+  std::string device;        // the plugin's name for it (OpenVINO's ov_device)
+  std::string description;   // the hardware, as the plugin names it
+  std::string capabilities;  // e.g. "BF16 FP32 FP16 INT8"
+};
+
+// Registers the plugin's library with `env` (once per process; later calls do nothing) and lists its devices.
+// Throws Error (kUnsupported) with one line saying why: library not found, not loadable, no devices.
+std::vector<PluginDevice> register_plugin(OrtEnv* env, const PluginProvider& plugin, const ProviderSpec& spec);
+
+// Appends the plugin's provider for the device `spec` chooses (option device, default CPU) with its options
+// translated (precision, threads, cache_dir); `intra_op_threads` is the session's, the plugin's threads when
+// the spec says none. Throws Error (kInvalidArgument) naming an unknown option or a bad value.
+void append_plugin(OrtEnv* env, OrtSessionOptions* options, const PluginProvider& plugin, const ProviderSpec& spec,
+                   int intra_op_threads);
+
+// Every known plugin whose library is found, registered, with its devices: for sieve --version and sieve info.
+struct PluginReport {
+  std::string name;
+  std::filesystem::path library;
+  std::vector<PluginDevice> devices;
+  std::string error;  // why it is unusable, else empty
+};
+std::vector<PluginReport> plugin_reports(OrtEnv* env);
+
+}  // namespace sieve::runtime

@@ -1,0 +1,62 @@
+"""Execution providers loaded as ONNX Runtime plugin libraries (OpenVINO's, put beside the ONNX Runtime library by
+the set-up): the same vectors as the CPU provider within bf16's tolerance, one clear line for each bad option, and
+the documented fallback when the library is missing."""
+
+import json
+import subprocess
+
+import numpy as np
+import pytest
+
+from conftest import MODEL, run_sieve, sieve_bin
+
+TEXTS = (
+    "A cat sits on the mat.\n"
+    "Plugins are shared libraries that ONNX Runtime loads at run time, so that one build serves many devices.\n"
+    "Héllo wörld, 東京は日本の首都です。\n"
+)
+
+
+def embed(*provider: str) -> tuple[np.ndarray, str]:
+    done = subprocess.run([str(sieve_bin()), "--log-level", "info", "embed", "--model", str(MODEL), "--format",
+                           "jsonl", *provider], input=TEXTS.encode(), capture_output=True, timeout=300, check=True)
+    rows = [json.loads(line) for line in done.stdout.decode().splitlines()]
+    return np.array([r if isinstance(r, list) else r["embedding"] for r in rows], dtype=np.float64), \
+        done.stderr.decode()
+
+
+@pytest.fixture(scope="module")
+def cpu_vectors() -> np.ndarray:
+    return embed()[0]
+
+
+@pytest.mark.parametrize("spec, cosine", [("openvino", 0.999), ("openvino:precision=f32,threads=1", 0.99999)])
+def test_openvino_plugin_matches_the_cpu_provider(cpu_vectors, spec, cosine):
+    vectors, log = embed("--provider", spec)
+    assert "uses providers [openvino, cpu]" in log, log
+    cos = (vectors * cpu_vectors).sum(1) / np.linalg.norm(vectors, axis=1) / np.linalg.norm(cpu_vectors, axis=1)
+    assert cos.min() >= cosine, cos
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("openvino:colour=red", 'unknown openvino option "colour"'),
+    ("openvino:precision=int3", "is not one of bf16, f32, f16, accuracy"),
+    ("openvino:device=QPU", "option device=QPU: this machine offers CPU"),
+    ("openvino:threads=many", "is not a thread count"),
+])
+def test_a_bad_option_is_one_clear_line(spec, message):
+    done = run_sieve("embed", "--model", str(MODEL), "--provider", spec, input=b"x\n", check=False)
+    err = done.stderr.decode()
+    assert done.returncode != 0 and message in err, err
+    assert len([line for line in err.splitlines() if "error" in line]) == 1, err
+
+
+def test_a_missing_library_falls_back_with_a_warning_or_is_refused_when_strict(cpu_vectors):
+    spec = "openvino:library=/nonexistent/libplugin.so"
+    vectors, log = embed("--provider", spec)
+    assert "execution provider openvino skipped" in log and "/nonexistent/libplugin.so" in log, log
+    assert "uses providers [cpu]" in log, log
+    np.testing.assert_array_equal(vectors, cpu_vectors)
+    done = run_sieve("embed", "--model", str(MODEL), "--provider", spec, "--strict-providers", input=b"x\n",
+                     check=False)
+    assert done.returncode != 0 and 'execution provider "openvino" is unavailable' in done.stderr.decode()

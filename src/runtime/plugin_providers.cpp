@@ -256,23 +256,4 @@ void append_plugin(OrtEnv* env, OrtSessionOptions* options, const PluginProvider
       ("adding the " + plugin.name + " provider").c_str());
 }
 
-std::vector<PluginReport> plugin_reports(OrtEnv* env) {
-  std::vector<PluginReport> out;
-  for (const auto& plugin : plugins()) {
-    PluginReport report;
-    report.name = plugin.name;
-    const ProviderSpec spec{plugin.name, {}};
-    const auto library = locate_plugin_library(plugin, spec);
-    if (!library) continue;  // not installed: nothing to report
-    report.library = *library;
-    try {
-      report.devices = register_plugin(env, plugin, spec);
-    } catch (const Error& e) {
-      report.error = e.what();
-    }
-    out.push_back(std::move(report));
-  }
-  return out;
-}
-
 }  // namespace sieve::runtime

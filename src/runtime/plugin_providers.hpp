@@ -50,13 +50,4 @@ std::vector<PluginDevice> register_plugin(OrtEnv* env, const PluginProvider& plu
 void append_plugin(OrtEnv* env, OrtSessionOptions* options, const PluginProvider& plugin, const ProviderSpec& spec,
                    int intra_op_threads);
 
-// Every known plugin whose library is found, registered, with its devices: for sieve --version and sieve info.
-struct PluginReport {
-  std::string name;
-  std::filesystem::path library;
-  std::vector<PluginDevice> devices;
-  std::string error;  // why it is unusable, else empty
-};
-std::vector<PluginReport> plugin_reports(OrtEnv* env);
-
 }  // namespace sieve::runtime

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -120,6 +121,20 @@ struct PairInfo {
 // What a loaded model is: the part every model has, the part every model that gives vectors has, and each type's
 // own part. A part that does not apply to the model's type (`type` says which do) keeps its defaults: no field
 // means one thing for one type and another thing for another.
+// The nodes of a model's graph one execution provider runs (after ONNX Runtime's basic optimizations).
+struct ProviderNodes {
+  std::string provider;  // Sieve's name: "cpu", "openvino", ...
+  std::size_t nodes = 0;
+  // Groups the provider compiles as one unit (OpenVINO: one per contiguous part of the graph it takes); for a
+  // provider that runs node by node (CPU), one per node.
+  std::size_t subgraphs = 0;
+  std::map<std::string, std::size_t> operators;  // node count per operator type
+};
+
+// One line for `sieve info` and the log: "openvino: 352 nodes in 1 subgraph" or "cpu: 8 nodes (Attention 6,
+// Gather 2)"; a provider that took no node says so.
+std::string describe_nodes(const ProviderNodes& nodes);
+
 struct ModelInfo {
   // Every model.
   std::filesystem::path folder;
@@ -130,6 +145,9 @@ struct ModelInfo {
   std::string output;                  // the output Sieve reads
   std::size_t max_length = 0;
   std::vector<std::string> providers;
+  // How ONNX Runtime placed the graph's nodes, one entry per provider in use; a node a provider does not
+  // take runs on the next (CPU last).
+  std::vector<ProviderNodes> partition;
   int intra_op_threads = 0;
   std::string onnxruntime_version;
   // The graph's fused transformer operators (Attention, SkipLayerNormalization,

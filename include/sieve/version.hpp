@@ -18,4 +18,25 @@ struct RuntimeBuild {
 };
 RuntimeBuild runtime_build();
 
+// One device an execution provider plugin offers ("CPU", "GPU", "NPU").
+struct PluginDevice {
+  std::string device;        // the plugin's name for it (what its option device= takes)
+  std::string description;   // the hardware, as the plugin names it
+  std::string capabilities;  // e.g. "BF16 FP32 FP16 INT8"
+};
+
+// An execution provider Sieve loads as a plugin library (`--provider openvino`), with where its library was
+// found and the devices it offers here, or why it is unavailable.
+struct PluginProviderInfo {
+  std::string name;     // "openvino"
+  std::string library;  // the library's path; empty when not found
+  std::vector<PluginDevice> devices;
+  std::string error;  // empty when the plugin loaded
+};
+
+// Every plugin provider Sieve knows, each loaded (once per process, with the default search for its library)
+// to list its devices. Loading creates ONNX Runtime's environment if no model did yet, without the shared
+// thread pool: a program that wants the shared pool loads a model with it first.
+std::vector<PluginProviderInfo> plugin_providers();
+
 }  // namespace sieve

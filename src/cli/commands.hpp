@@ -1,12 +1,15 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <functional>
 #include <initializer_list>
 #include <string>
+#include <vector>
 
 #include "sieve/embedder.hpp"
+#include "sieve/version.hpp"
 
 namespace sieve::cli {
 
@@ -34,6 +37,10 @@ std::string bash_completion(const CLI::App& app);
 void add_examples(CLI::App& command, std::initializer_list<std::string> examples);
 // What `sieve --version` prints: Sieve's version, ONNX Runtime's and its providers.
 std::string version_text();
+// The plugin providers (plugin_providers()) as lines: each with its library, then its devices indented; and
+// as JSON for --json listings.
+std::vector<std::string> plugin_lines(const std::vector<PluginProviderInfo>& plugins);
+nlohmann::json plugins_json(const std::vector<PluginProviderInfo>& plugins);
 
 // Options shared by commands that load a model.
 struct ModelOptions {

@@ -1,4 +1,5 @@
 #include <string>
+#include <vector>
 
 #include "cli/commands.hpp"
 #include "sieve/text.hpp"
@@ -12,12 +13,46 @@ void add_examples(CLI::App& command, std::initializer_list<std::string> examples
   command.footer(footer);
 }
 
+std::vector<std::string> plugin_lines(const std::vector<PluginProviderInfo>& plugins) {
+  std::vector<std::string> lines;
+  for (const auto& p : plugins) {
+    if (!p.error.empty()) {
+      lines.push_back(p.name + ": unavailable (" + p.error + ")");
+      continue;
+    }
+    lines.push_back(p.name + ": " + p.library);
+    for (const auto& d : p.devices) {
+      std::string line = "  device " + d.device;
+      if (!d.description.empty()) line += ": " + d.description;
+      if (!d.capabilities.empty()) line += " (" + d.capabilities + ")";
+      lines.push_back(line);
+    }
+  }
+  return lines;
+}
+
+nlohmann::json plugins_json(const std::vector<PluginProviderInfo>& plugins) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& p : plugins) {
+    nlohmann::json devices = nlohmann::json::array();
+    for (const auto& d : p.devices) {
+      devices.push_back({{"device", d.device}, {"description", d.description}, {"capabilities", d.capabilities}});
+    }
+    nlohmann::json entry = {{"name", p.name}, {"library", p.library}, {"devices", devices}};
+    if (!p.error.empty()) entry["error"] = p.error;
+    out.push_back(entry);
+  }
+  return out;
+}
+
 std::string version_text() {
   std::string text = std::string("sieve ") + version() + "\n";
   try {
     const auto build = runtime_build();
     const std::string providers = join(build.providers, ", ");
     text += "ONNX Runtime " + build.onnxruntime_version + " (execution providers: " + providers + ")";
+    text += "\nplugin providers:";
+    for (const auto& line : plugin_lines(plugin_providers())) text += "\n  " + line;
   } catch (const std::exception& e) {
     text += std::string("ONNX Runtime: not loaded (") + e.what() + ")";
   }

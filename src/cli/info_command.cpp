@@ -140,6 +140,12 @@ int run_info(const InfoArgs& args) {
     // A pair scorer's "dimension" is its number of labels, as the model listing and the C ABI give it.
     doc["dimension"] = gives_vectors(info.type) ? info.dimension : info.pairs.labels;
     doc["providers"] = info.providers;
+    doc["partition"] = nlohmann::json::array();
+    for (const auto& p : info.partition) {
+      doc["partition"].push_back(
+          {{"provider", p.provider}, {"nodes", p.nodes}, {"subgraphs", p.subgraphs}, {"operators", p.operators}});
+    }
+    doc["plugins"] = plugins_json(plugin_providers());
     doc["intra_op_threads"] = info.intra_op_threads;
     doc["onnxruntime_version"] = info.onnxruntime_version;
     doc["fused_operators"] = nlohmann::json::object();
@@ -185,8 +191,15 @@ int run_info(const InfoArgs& args) {
   std::cout << "max length:  " << info.max_length << " tokens\n"
             << "vocabulary:  " << vocab_size << " tokens\n"
             << "providers:   ";
-  std::cout << join(info.providers, ", ") << '\n'
-            << "threads:     " << info.intra_op_threads << " intra-op\n"
+  std::cout << join(info.providers, ", ") << '\n';
+  for (std::size_t i = 0; i < info.partition.size(); ++i) {
+    std::cout << (i == 0 ? "placement:   " : "             ") << describe_nodes(info.partition[i]) << '\n';
+  }
+  const auto plugins = plugin_lines(plugin_providers());
+  for (std::size_t i = 0; i < plugins.size(); ++i) {
+    std::cout << (i == 0 ? "plugins:     " : "             ") << plugins[i] << '\n';
+  }
+  std::cout << "threads:     " << info.intra_op_threads << " intra-op\n"
             << "runtime:     ONNX Runtime " << info.onnxruntime_version << '\n';
   return 0;
 }

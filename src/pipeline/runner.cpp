@@ -51,6 +51,7 @@ void Runner::describe(ModelInfo& info) const {
   for (const auto& in : session_.inputs()) info.inputs.push_back({in.name, type_name(in.type), in.shape});
   for (const auto& o : session_.outputs()) info.outputs.push_back({o.name, type_name(o.type), o.shape});
   info.providers = session_.providers();
+  info.partition = session_.partition();
   info.intra_op_threads = session_.intra_op_threads();
   info.onnxruntime_version = runtime::onnxruntime_version();
   auto fusion = model::describe_fusion(info.onnx_file);

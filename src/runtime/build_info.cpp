@@ -1,4 +1,5 @@
 #include "runtime/environment.hpp"
+#include "runtime/plugin_providers.hpp"
 #include "runtime/session.hpp"
 #include "sieve/version.hpp"
 
@@ -10,6 +11,10 @@ const char* version() noexcept {
 
 RuntimeBuild runtime_build() {
   return {runtime::onnxruntime_version(), runtime::available_providers()};
+}
+
+std::vector<PluginProviderInfo> plugin_providers() {
+  return runtime::list_plugins(runtime::environment());
 }
 
 }  // namespace sieve

@@ -191,6 +191,23 @@ std::vector<PluginDevice> register_plugin(OrtEnv* env, const PluginProvider& plu
   return out;
 }
 
+std::vector<PluginProviderInfo> list_plugins(OrtEnv* env) {
+  std::vector<PluginProviderInfo> out;
+  for (const auto& plugin : plugins()) {
+    PluginProviderInfo info{plugin.name, {}, {}, {}};
+    try {
+      info.devices = register_plugin(env, plugin, ProviderSpec{plugin.name, {}});
+    } catch (const Error& e) {
+      info.error = e.what();
+    }
+    Registry& r = registry();
+    const std::lock_guard lock(r.mutex);
+    if (const auto it = r.done.find(plugin.name); it != r.done.end()) info.library = it->second.library.string();
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
 void append_plugin(OrtEnv* env, OrtSessionOptions* options, const PluginProvider& plugin, const ProviderSpec& spec,
                    int intra_op_threads) {
   static const std::set<std::string> known = {"library", "device", "precision", "threads", "cache_dir"};

@@ -11,6 +11,7 @@
 
 #include "runtime/ort_api.hpp"
 #include "sieve/runtime_options.hpp"
+#include "sieve/version.hpp"
 
 namespace sieve::runtime {
 
@@ -33,16 +34,13 @@ const PluginProvider* find_plugin_provider(std::string_view name);
 std::optional<std::filesystem::path> locate_plugin_library(const PluginProvider& plugin, const ProviderSpec& spec,
                                                            std::vector<std::string>* searched = nullptr);
 
-// One device a plugin offers ("CPU", "GPU", "NPU").
-struct PluginDevice {
-  std::string device;        // the plugin's name for it (OpenVINO's ov_device)
-  std::string description;   // the hardware, as the plugin names it
-  std::string capabilities;  // e.g. "BF16 FP32 FP16 INT8"
-};
-
 // Registers the plugin's library with `env` (once per process; later calls do nothing) and lists its devices.
 // Throws Error (kUnsupported) with one line saying why: library not found, not loadable, no devices.
 std::vector<PluginDevice> register_plugin(OrtEnv* env, const PluginProvider& plugin, const ProviderSpec& spec);
+
+// Every plugin Sieve knows, registered with `env` as register_plugin does (default search), with its library
+// and devices or the reason it is unavailable.
+std::vector<PluginProviderInfo> list_plugins(OrtEnv* env);
 
 // Appends the plugin's provider for the device `spec` chooses (option device, default CPU) with its options
 // translated (precision, threads, cache_dir); `intra_op_threads` is the session's, the plugin's threads when

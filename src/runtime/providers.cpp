@@ -67,21 +67,22 @@ void append_one(OrtSessionOptions* options, const ProviderSpec& spec) {
 
 }  // namespace
 
+std::string provider_name(std::string_view ort_name) {
+  for (const auto& [ours, theirs] : ort_names()) {
+    if (theirs == ort_name) return ours;
+  }
+  // Others (e.g. AzureExecutionProvider) in the same spelling: "azure".
+  std::string name(ort_name.substr(0, ort_name.rfind("ExecutionProvider")));
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  return name;
+}
+
 std::vector<std::string> available_providers() {
   char** list = nullptr;
   int count = 0;
   check(ort().GetAvailableProviders(&list, &count), "listing execution providers");
   std::vector<std::string> out;
-  for (int i = 0; i < count; ++i) {
-    const std::string ort_name = list[i];
-    // Others (e.g. AzureExecutionProvider) in the same spelling: "azure".
-    std::string name = ort_name.substr(0, ort_name.rfind("ExecutionProvider"));
-    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
-    for (const auto& [ours, theirs] : ort_names()) {
-      if (theirs == ort_name) name = ours;
-    }
-    out.push_back(name);
-  }
+  for (int i = 0; i < count; ++i) out.push_back(provider_name(list[i]));
   check(ort().ReleaseAvailableProviders(list, count), "releasing the provider list");
   return out;
 }

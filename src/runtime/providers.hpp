@@ -1,12 +1,16 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "runtime/ort_api.hpp"
 #include "sieve/runtime_options.hpp"
 
 namespace sieve::runtime {
+
+// Sieve's name for an ONNX Runtime provider name: "CPUExecutionProvider" -> "cpu".
+std::string provider_name(std::string_view ort_name);
 
 // Appends the requested providers to `options` in order, skipping (with a
 // warning) or rejecting (strict) those the library lacks; a provider built

@@ -2,6 +2,7 @@
 
 #include "logging.hpp"
 
+#include <algorithm>
 #include <fstream>
 
 #include "runtime/environment.hpp"
@@ -55,6 +56,34 @@ GraphOptimizationLevel ort_level(GraphOptimization level) {
     case GraphOptimization::kAll: return ORT_ENABLE_ALL;
   }
   return ORT_ENABLE_ALL;
+}
+
+// Nodes per provider, from ONNX Runtime's record of where it placed them (the session must be created with
+// "session.record_ep_graph_assignment_info"), ordered as `providers`.
+std::vector<ProviderNodes> read_partition(const OrtSession* session, const std::vector<std::string>& providers) {
+  const OrtEpAssignedSubgraph* const* subgraphs = nullptr;
+  std::size_t count = 0;
+  check(ort().Session_GetEpGraphAssignmentInfo(session, &subgraphs, &count), "reading the graph's placement");
+  std::vector<ProviderNodes> out;
+  for (const auto& p : providers) out.push_back({p, 0, 0, {}});
+  for (std::size_t i = 0; i < count; ++i) {
+    const char* ep = nullptr;
+    check(ort().EpAssignedSubgraph_GetEpName(subgraphs[i], &ep), "reading a subgraph's provider");
+    const std::string name = provider_name(ep != nullptr ? ep : "");
+    auto it = std::find_if(out.begin(), out.end(), [&](const ProviderNodes& p) { return p.provider == name; });
+    if (it == out.end()) it = out.insert(out.end(), {name, 0, 0, {}});
+    const OrtEpAssignedNode* const* nodes = nullptr;
+    std::size_t node_count = 0;
+    check(ort().EpAssignedSubgraph_GetNodes(subgraphs[i], &nodes, &node_count), "reading a subgraph's nodes");
+    ++it->subgraphs;
+    it->nodes += node_count;
+    for (std::size_t n = 0; n < node_count; ++n) {
+      const char* op = nullptr;
+      check(ort().EpAssignedNode_GetOperatorType(nodes[n], &op), "reading a node's operator");
+      ++it->operators[op != nullptr ? op : "?"];
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -137,10 +166,14 @@ Session::Session(const std::filesystem::path& model, const RuntimeOptions& optio
           "disabling the SkipLayerNormalization fusion");
   }
 
+  check(ort().AddSessionConfigEntry(session_options.get(), "session.record_ep_graph_assignment_info", "1"),
+        "recording where the graph's nodes run");
+
   OrtSession* raw_session = nullptr;
   check(ort().CreateSession(env, model.c_str(), session_options.get(), &raw_session),
         ("loading " + model.string()).c_str());
   state_->session.reset(raw_session);
+  partition_ = read_partition(raw_session, providers_);
 
   OrtMemoryInfo* memory = nullptr;
   check(ort().CreateCpuMemoryInfo(OrtArenaAllocator, OrtMemTypeDefault, &memory), "creating CPU memory info");
@@ -167,8 +200,24 @@ Session::Session(const std::filesystem::path& model, const RuntimeOptions& optio
              state_->input_names);
   read_specs(ort().SessionGetOutputCount, ort().SessionGetOutputName, ort().SessionGetOutputTypeInfo, "outputs",
              outputs_, state_->output_names);
-  logger().info("session for {} uses providers [{}] with {} intra-op threads", model.string(), join(providers_, ", "),
-                intra_op_threads_);
+  // Where several providers share the graph, the log says which runs what.
+  logger().info("session for {} uses providers [{}] with {} intra-op threads{}", model.string(), join(providers_, ", "),
+                intra_op_threads_,
+                providers_.size() > 1 ? "; " + join(partition_, "; ", describe_nodes) : std::string());
+  // A graph split between providers copies tensors at every border, and a provider that took nothing is not
+  // in use at all: both are said, never left to a benchmark to find.
+  const auto on_cpu =
+      std::find_if(partition_.begin(), partition_.end(), [](const ProviderNodes& p) { return p.provider == "cpu"; });
+  for (const auto& p : partition_) {
+    if (p.provider == "cpu") continue;
+    if (p.nodes == 0) {
+      logger().warn("execution provider {} took none of the nodes of {}: the whole graph runs on the CPU provider",
+                    p.provider, model.string());
+    } else if (on_cpu != partition_.end() && on_cpu->nodes > 0) {
+      logger().warn("the graph of {} is split: {}; {} (the operators {} does not take)", model.string(),
+                    describe_nodes(p), describe_nodes(*on_cpu), p.provider);
+    }
+  }
 }
 
 Session::Session(Session&&) noexcept = default;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "sieve/model_info.hpp"
 #include "sieve/runtime_options.hpp"
 
 struct OrtSession;
@@ -65,6 +66,8 @@ class Session {
   // Providers the session was created with, in priority order, CPU last.
   [[nodiscard]] const std::vector<std::string>& providers() const noexcept { return providers_; }
   [[nodiscard]] int intra_op_threads() const noexcept { return intra_op_threads_; }
+  // How ONNX Runtime placed the graph's nodes on those providers, in the order of `providers()`.
+  [[nodiscard]] const std::vector<ProviderNodes>& partition() const noexcept { return partition_; }
 
   [[nodiscard]] FloatOutput run(std::span<const Int64Input> inputs, std::size_t output_index) const;
 
@@ -74,6 +77,7 @@ class Session {
   std::vector<TensorSpec> inputs_;
   std::vector<TensorSpec> outputs_;
   std::vector<std::string> providers_;
+  std::vector<ProviderNodes> partition_;
   int intra_op_threads_ = 0;
 };
 

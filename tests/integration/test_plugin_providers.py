@@ -60,3 +60,36 @@ def test_a_missing_library_falls_back_with_a_warning_or_is_refused_when_strict(c
     done = run_sieve("embed", "--model", str(MODEL), "--provider", spec, "--strict-providers", input=b"x\n",
                      check=False)
     assert done.returncode != 0 and 'execution provider "openvino" is unavailable' in done.stderr.decode()
+
+
+def test_version_lists_the_plugin_with_its_devices():
+    out = run_sieve("--version").stdout.decode()
+    section = out.split("plugin providers:", 1)[1]
+    assert "openvino: " in section and "libonnxruntime_providers_openvino_plugin.so" in section, out
+    assert "device CPU:" in section, out
+
+
+@pytest.mark.parametrize("provider", ["cpu", "openvino"])
+def test_info_reports_how_the_graph_is_placed(provider):
+    info = json.loads(run_sieve("info", "--model", str(MODEL), "--provider", provider, "--json").stdout)
+    placed = {p["provider"]: p for p in info["partition"]}
+    assert list(placed) == info["providers"], info["partition"]
+    total = sum(p["nodes"] for p in placed.values())
+    assert total > 50 and sum(sum(p["operators"].values()) for p in placed.values()) == total
+    # OpenVINO takes the whole fused graph (Attention, BiasGelu included) as one compiled subgraph.
+    assert placed[provider]["nodes"] == total, info["partition"]
+    if provider == "openvino":
+        assert placed["openvino"]["subgraphs"] == 1 and placed["cpu"]["nodes"] == 0
+    assert [p["name"] for p in info["plugins"]] == ["openvino"] and info["plugins"][0]["devices"][0]["device"] == "CPU"
+    text = run_sieve("info", "--model", str(MODEL), "--provider", provider).stdout.decode()
+    assert f"placement:   {provider}: {total} nodes" in text, text
+
+
+def test_the_python_package_takes_the_plugin(sieve, cpu_vectors):
+    model = sieve.Embedder(MODEL, providers=["openvino:precision=f32"])
+    assert model.providers == ["openvino", "cpu"]
+    vectors = np.asarray(model.encode(TEXTS.splitlines()), dtype=np.float64)
+    cos = (vectors * cpu_vectors).sum(1) / np.linalg.norm(vectors, axis=1) / np.linalg.norm(cpu_vectors, axis=1)
+    assert cos.min() >= 0.99999, cos
+    with pytest.raises(Exception, match='unknown openvino option "colour"'):
+        sieve.Embedder(MODEL, providers=["openvino:colour=red"])

@@ -155,6 +155,11 @@ struct ModelInfo {
   std::vector<std::pair<std::string, int>> fused_operators;
   // Non-empty when the graph's attention is left unfused: what and how to fix it.
   std::string fusion_note;
+  // A quantized variant's accuracy as `sieve-export quantize` measured and recorded it in the folder
+  // (sieve_accuracy.json), one line; empty without a record. `accuracy_below_threshold`: the variant was
+  // written (--force) although it fell below its threshold; loading it logs a warning.
+  std::string recorded_accuracy;
+  bool accuracy_below_threshold = false;
 
   // Models that give vectors (dense, sparse, multi-vector, BGE-M3); zero or empty for the others.
   OutputKind output_kind = OutputKind::kDense;

@@ -151,6 +151,10 @@ int run_info(const InfoArgs& args) {
     doc["fused_operators"] = nlohmann::json::object();
     for (const auto& [op, n] : info.fused_operators) doc["fused_operators"][op] = n;
     if (!info.fusion_note.empty()) doc["unfused"] = info.fusion_note;
+    if (!info.recorded_accuracy.empty()) {
+      doc["recorded_accuracy"] = info.recorded_accuracy;
+      doc["accuracy_below_threshold"] = info.accuracy_below_threshold;
+    }
     doc["vocab_size"] = vocab_size;
     std::cout << doc.dump(2) << '\n';
     return 0;
@@ -188,6 +192,7 @@ int run_info(const InfoArgs& args) {
       join(info.fused_operators, ", ", [](const auto& op) { return op.first + " " + std::to_string(op.second); });
   std::cout << "graph:       " << (fused.empty() ? std::string("no fused operators") : "fused " + fused) << '\n';
   if (!info.fusion_note.empty()) std::cout << "             not fused: " << info.fusion_note << '\n';
+  if (!info.recorded_accuracy.empty()) std::cout << "accuracy:    " << info.recorded_accuracy << '\n';
   std::cout << "max length:  " << info.max_length << " tokens\n"
             << "vocabulary:  " << vocab_size << " tokens\n"
             << "providers:   ";

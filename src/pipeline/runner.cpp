@@ -3,6 +3,8 @@
 #include <chrono>
 #include <string>
 
+#include "logging.hpp"
+#include "model/accuracy_record.hpp"
 #include "model/graph_fusion.hpp"
 #include "pipeline/batching.hpp"
 #include "runtime/environment.hpp"
@@ -57,6 +59,13 @@ void Runner::describe(ModelInfo& info) const {
   auto fusion = model::describe_fusion(info.onnx_file);
   info.fused_operators = std::move(fusion.fused);
   info.fusion_note = std::move(fusion.unfused);
+  if (const auto record = model::read_accuracy_record(info.folder)) {
+    info.recorded_accuracy = record->summary;
+    info.accuracy_below_threshold = !record->passed;
+    if (!record->passed) {
+      logger().warn("{} was written below its accuracy threshold: {}", info.folder.string(), record->summary);
+    }
+  }
 }
 
 void for_each_batch(const std::vector<std::size_t>& lengths, std::size_t batch_size,

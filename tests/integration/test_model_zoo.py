@@ -157,6 +157,22 @@ def test_architecture_matches_sentence_transformers(zoo, texts, name):
         assert_matches(got, zoo["refs"][f"{name}/{prompt}"], f"{name} prompt {prompt}")
 
 
+@pytest.mark.parametrize("name", ARCHITECTURES)
+def test_architecture_quantizes_within_the_default_threshold(zoo, texts, name, tmp_path):
+    """`sieve-export quantize` with its defaults keeps every architecture at mean cosine >= 0.99 to the float
+    model: on its own check sample (the record) and, run by Sieve, against sentence-transformers."""
+    if name not in DRAWN:
+        pytest.skip(f"not drawn in this fast-tier sample ({tier.describe()}); the full tier tests every architecture")
+    out = tmp_path / "int8"
+    run(SIEVE_EXPORT, "quantize", zoo["root"] / "onnx" / name, "--out", out, "--check-size", "32")
+    record = json.loads((out / "sieve_accuracy.json").read_text(encoding="utf-8"))
+    assert record["passed"] and record["mean"] >= 0.99, record
+    got = vectors(sieve_embed(out, texts))
+    want = zoo["refs"][name]
+    cos = (got * want).sum(1) / np.linalg.norm(got, axis=1) / np.linalg.norm(want, axis=1)
+    assert cos.mean() >= 0.99, f"{name}: INT8 mean cosine {cos.mean():.4f} to sentence-transformers"
+
+
 def rerank_scores(folder: Path, pairs: list[list[str]]) -> list[float]:
     """`sieve rerank` of each query's documents; the scores in pair order."""
     scores = []

@@ -66,6 +66,11 @@ def encode_batches(folder: Path, texts: list[str], input_names: list[str], kind:
             feeds["input_ids"][row, :len(e.ids)] = e.ids
             feeds["attention_mask"][row, :len(e.ids)] = e.attention_mask
             feeds["token_type_ids"][row, :len(e.ids)] = e.type_ids
+        # Decoders (Qwen, Gemma) take positions: 0, 1, ... over each text's tokens.
+        feeds["position_ids"] = np.maximum(np.cumsum(feeds["attention_mask"], axis=1) - 1, 0)
+        missing = [n for n in input_names if n not in feeds]
+        if missing:
+            raise ToolError(f"the model takes inputs Sieve's tools cannot fill: {', '.join(missing)}")
         batches.append({n: feeds[n] for n in input_names})
     return batches
 

@@ -92,6 +92,16 @@ def _parser() -> argparse.ArgumentParser:
                         "e.g. 'layer\\.[0-9]+/output/dense' for BERT's FFN output projections")
     p.add_argument("--block-size", type=int, default=128, help="--blockwise-nodes: block length (default 128)")
     p.add_argument("--no-preprocess", action="store_true", help="skip quant_pre_process")
+    p.add_argument("--min-cosine", type=float, default=None,
+                   help="refuse a model whose vectors' mean cosine to the float model's (a cross-encoder's: the "
+                        "correlation of its scores) is below this on the check texts (default 0.99)")
+    p.add_argument("--check-texts", type=Path, default=None,
+                   help="texts to check on, one per line (a cross-encoder's: query<TAB>document); default: a "
+                        "built-in sample of prose from Python's standard library docstrings")
+    p.add_argument("--check-size", type=int, default=None, help="texts checked (default 96)")
+    p.add_argument("--force", action="store_true",
+                   help="write the model even below --min-cosine (with a warning, recorded in the folder)")
+    p.add_argument("--no-check", action="store_true", help="do not measure the model (recorded as not measured)")
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("convert-weights", help="module weights in pytorch_model.bin -> model.safetensors, in place")
@@ -161,14 +171,19 @@ def main(argv: list[str] | None = None) -> int:
                               calibration_size=args.calibration_size, calibration_skip=args.calibration_skip,
                               method=args.method, pre_process=not args.no_preprocess,
                               exclude_nodes=args.exclude_nodes, blockwise_nodes=args.blockwise_nodes,
-                              block_size=args.block_size)
+                              block_size=args.block_size, check=not args.no_check,
+                              check_texts=args.check_texts, check_size=args.check_size,
+                              min_cosine=args.min_cosine, force=args.force)
             if args.json:
                 _print_json(result)
             else:
                 print(f"{args.out}: INT8 {args.mode} ({args.config}, weights {result['weight_type']}"
                       f"{', per channel' if args.per_channel else ''}; ops {' '.join(result['op_types'])}"
                       + (f"; {len(result['blockwise_nodes'])} MatMuls block-wise, blocks of {result['block_size']}"
-                         if "blockwise_nodes" in result else "") + ")")
+                         if "blockwise_nodes" in result else "") + ")"
+                      + (f"; mean {result['accuracy']['metric']} {result['accuracy']['mean']:.4f} "
+                         f"(min {result['accuracy']['min']:.4f}) to the float model"
+                         if result.get("accuracy") else "; accuracy not measured"))
         elif args.command == "convert-weights":
             from .model_folder import convert_module_weights
 

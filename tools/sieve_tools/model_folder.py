@@ -31,6 +31,8 @@ _SKIP_NAMES = {
     "model.safetensors", "pytorch_model.bin", "tf_model.h5", "flax_model.msgpack", "rust_model.ot",
     "model.safetensors.index.json", "pytorch_model.bin.index.json", ".gitattributes",
     "reference.json", "fixture.json",
+    # A variant's measured accuracy (accuracy.py) describes that variant's ONNX file only.
+    "sieve_accuracy.json",
 }
 _SKIP_SUFFIXES = (".onnx", ".onnx_data", ".onnx.data", ".safetensors", ".bin", ".pt", ".ckpt", ".h5", ".msgpack")
 _SKIP_DIRS = {"onnx", "openvino", "__pycache__", ".git", ".cache"}

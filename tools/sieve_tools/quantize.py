@@ -25,6 +25,13 @@ the input of a BERT layer's FFN output projection (what GELU gives), which
 per-tensor scales flatten: on all-MiniLM-L6-v2 it lifts mean cosine to FP32
 from 0.993 to 0.996 for a few percent of speed (bench/RESULTS.md).
 
+Every quantized model is measured against the float model before it is kept
+(accuracy.py): on a text sample its vectors' mean cosine to the float model's
+(a cross-encoder's: the correlation of its scores) must reach --min-cosine
+(default 0.99), or nothing is written; --force writes it anyway, with a
+warning. The figures go into the folder's sieve_accuracy.json, which
+`sieve info` shows.
+
 The model is first pre-processed (onnxruntime.quantization.shape_inference.
 quant_pre_process: symbolic shape inference and ONNX Runtime's basic graph
 optimizations), which lets the quantizer see every tensor's shape; an input
@@ -34,11 +41,12 @@ whose pre-processing fails is quantized as it is, with a warning.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import tempfile
 from pathlib import Path
 
-from .model_folder import ToolError, detect_kind, log, onnx_path, warn, write_folder
+from .model_folder import ToolError, detect_kind, log, onnx_path, read_config, warn, write_folder
 
 CONFIGS = {
     "avx2": {"weight_type": "QUInt8", "reduce_range": True},
@@ -52,6 +60,19 @@ METHODS = ("minmax", "entropy", "percentile")
 # tables (Gather, or the fused EmbedLayerNormalization) in dynamic mode.
 DYNAMIC_OP_TYPES = ("MatMul", "Attention", "Gather", "EmbedLayerNormalization")
 STATIC_OP_TYPES = ("MatMul", "Gather")
+# The MatMuls of each transformer's feed-forward layers, as optimum's exports name them (BERT, RoBERTa,
+# XLM-RoBERTa, MPNet, ELECTRA, DeBERTa-v2, RoFormer: layer.N/intermediate|output/dense; DistilBERT: ffn/lin1|2;
+# ModernBERT: mlp/Wi|Wo; T5: DenseReluDense/wi*|wo; Qwen, Gemma: mlp/gate|up|down_proj).
+FFN_OUTPUT = r"(layer\.\d+/output/dense|ffn/lin2|mlp/(Wo|down_proj|fc2)|DenseReluDense/wo)/MatMul"
+FFN_ALL = (r"(layer\.\d+/(intermediate|output)/dense|ffn/lin[12]|mlp/(Wi|Wo|gate_proj|up_proj|down_proj|fc1|fc2)"
+           r"|DenseReluDense/w[io]\w*)/MatMul")
+FALLBACKS = ((FFN_OUTPUT, "the feed-forward output projections kept in float"),
+             (FFN_ALL, "the feed-forward layers kept in float"))
+# Architectures (config.json model_type) whose default keeps some layers in float. MPNet's feed-forward
+# activations have outlier channels: all-mpnet-base-v2 quantized whole (per channel) keeps a mean cosine of
+# 0.88 to the float model on prose, with its feed-forward output projections in float 0.990, with both
+# feed-forward projections in float 0.998 (bench/RESULTS.md).
+ARCHITECTURE_FLOAT_NODES = {"mpnet": FFN_ALL}
 # ONNX's shape inference gives no types for the outputs of ONNX Runtime's
 # fused operators (Attention, BiasGelu, ...), so a fused graph's tensors would
 # be untyped to the quantizer; every float tensor of these models is float32.
@@ -135,7 +156,9 @@ def quantize(src: Path, out: Path, *, mode: str = "dynamic", config: str = "avx5
              per_channel: bool = False, op_types: list[str] | None = None, calibration: Path | None = None,
              calibration_size: int = 500, calibration_skip: int = 0, method: str = "minmax",
              calibration_batch_size: int = 1, pre_process: bool = True,
-             exclude_nodes: str | None = None, blockwise_nodes: str | None = None, block_size: int = 128) -> dict:
+             exclude_nodes: str | None = None, blockwise_nodes: str | None = None, block_size: int = 128,
+             check: bool = True, check_texts: Path | None = None, check_size: int | None = None,
+             min_cosine: float | None = None, force: bool = False) -> dict:
     import onnxruntime as ort
     from onnxruntime.quantization import CalibrationMethod, QuantFormat, QuantType, quantize_dynamic, quantize_static
 
@@ -154,6 +177,18 @@ def quantize(src: Path, out: Path, *, mode: str = "dynamic", config: str = "avx5
     report = {"input": str(src), "output": str(out), "mode": mode, "config": config, "per_channel": per_channel,
               "weight_type": preset["weight_type"], "reduce_range": preset["reduce_range"]}
 
+    from . import accuracy
+
+    threshold = accuracy.DEFAULT_MIN_COSINE if min_cosine is None else min_cosine
+    if not 0.0 < threshold <= 1.0:
+        raise ToolError(f"--min-cosine {threshold}: a number in (0, 1]")
+    kind = detect_kind(src, source)
+    if check and (src / "llm_reranker.json").is_file():
+        warn(f"{src}: the accuracy check does not cover causal LM rerankers yet; the variant is not measured")
+        check = False
+    if check:
+        sample, sample_name = accuracy.check_texts(check_texts, kind, check_size or accuracy.DEFAULT_CHECK_SIZE)
+
     if mode == "static":
         if calibration is None:
             raise ToolError("--mode static needs --calibration TEXTS.txt (one text per line)")
@@ -164,6 +199,51 @@ def quantize(src: Path, out: Path, *, mode: str = "dynamic", config: str = "avx5
         texts = read_texts(Path(calibration), limit=calibration_size, skip=calibration_skip)
         report.update(calibration=str(calibration), calibration_texts=len(texts), method=method)
 
+    # What stays in float: the user's --exclude-nodes; else the architecture's default, and when the check
+    # finds a default model below the threshold, the feed-forward layers' output projections, then the whole
+    # feed-forward layers (where activations have outlier channels that per-tensor INT8 flattens).
+    user_chose = op_types is not None or exclude_nodes is not None or blockwise_nodes is not None
+    model_type = str(read_config(src).get("model_type") or "")
+    if user_chose:
+        plans = [(exclude_nodes, None)]
+    else:
+        first = ARCHITECTURE_FLOAT_NODES.get(model_type)
+        plans = [(first, f"{model_type}'s default: its feed-forward layers kept in float") if first else (None, None)]
+        if check:
+            plans += [(p, why) for p, why in FALLBACKS if p != first]
+
+    def quantize_into(tmp: Path, work: Path, model_in: Path, exclude: str | None) -> list[str]:
+        excluded = _matching_nodes(model_in, exclude) if exclude else []
+        report["excluded_nodes"] = excluded
+        blockwise = (_matching_nodes(model_in, blockwise_nodes, "--blockwise-nodes", "MatMul")
+                     if blockwise_nodes else [])
+        blockwise = [n for n in blockwise if n not in excluded]
+        if mode == "dynamic":
+            types = list(op_types or DYNAMIC_OP_TYPES)
+            dynamic_out = work / "dynamic.onnx" if blockwise else tmp / "model.onnx"
+            quantize_dynamic(str(model_in), str(dynamic_out), op_types_to_quantize=types,
+                             per_channel=per_channel, reduce_range=preset["reduce_range"],
+                             weight_type=weight_type, nodes_to_exclude=excluded + blockwise,
+                             extra_options={"MatMulConstBOnly": True, **_FLOAT_DEFAULT})
+            if blockwise:
+                _blockwise(dynamic_out, tmp / "model.onnx", blockwise, block_size)
+                report.update(blockwise_nodes=blockwise, block_size=block_size)
+        else:
+            types = list(op_types or STATIC_OP_TYPES)
+            names = [i.name for i in ort.InferenceSession(str(model_in), providers=["CPUExecutionProvider"])
+                     .get_inputs()]
+            reader = data_reader(src, texts, names, kind, calibration_batch_size, same_length=method != "minmax")
+            calibrate = {"minmax": CalibrationMethod.MinMax, "entropy": CalibrationMethod.Entropy,
+                         "percentile": CalibrationMethod.Percentile}[method]
+            quantize_static(str(model_in), str(tmp / "model.onnx"), reader, quant_format=QuantFormat.QDQ,
+                            op_types_to_quantize=types, per_channel=per_channel,
+                            reduce_range=preset["reduce_range"], activation_type=QuantType.QUInt8,
+                            weight_type=weight_type, calibrate_method=calibrate, nodes_to_exclude=excluded,
+                            extra_options={"ActivationSymmetric": False, "WeightSymmetric": True,
+                                           "MatMulConstBOnly": True, **_FLOAT_DEFAULT})
+        report["op_types"] = types
+        return types
+
     def write(tmp: Path) -> None:
         # In a temporary working directory: quant_pre_process and the
         # calibrator write scratch files (sym_shape_infer_temp.onnx,
@@ -171,36 +251,44 @@ def quantize(src: Path, out: Path, *, mode: str = "dynamic", config: str = "avx5
         with tempfile.TemporaryDirectory(prefix="sieve-quantize-") as work, _working_directory(Path(work)):
             model_in = preprocess(source, Path(work) / "pre.onnx") if pre_process else source
             report["preprocessed"] = model_in != source
-            excluded = _matching_nodes(model_in, exclude_nodes) if exclude_nodes else []
-            report["excluded_nodes"] = excluded
-            blockwise = (_matching_nodes(model_in, blockwise_nodes, "--blockwise-nodes", "MatMul")
-                         if blockwise_nodes else [])
-            blockwise = [n for n in blockwise if n not in excluded]
-            if mode == "dynamic":
-                types = list(op_types or DYNAMIC_OP_TYPES)
-                dynamic_out = Path(work) / "dynamic.onnx" if blockwise else tmp / "model.onnx"
-                quantize_dynamic(str(model_in), str(dynamic_out), op_types_to_quantize=types,
-                                 per_channel=per_channel, reduce_range=preset["reduce_range"],
-                                 weight_type=weight_type, nodes_to_exclude=excluded + blockwise,
-                                 extra_options={"MatMulConstBOnly": True, **_FLOAT_DEFAULT})
-                if blockwise:
-                    _blockwise(dynamic_out, tmp / "model.onnx", blockwise, block_size)
-                    report.update(blockwise_nodes=blockwise, block_size=block_size)
+            record = None
+            for attempt, (exclude, why) in enumerate(plans):
+                if exclude and not user_chose:
+                    try:
+                        _matching_nodes(model_in, exclude)
+                    except ToolError:  # this graph names its layers otherwise
+                        if attempt > 0:
+                            continue
+                        exclude, why = None, None
+                if record is not None:
+                    log(f"{figures}, below --min-cosine {threshold}: trying again with {why}")
+                types = quantize_into(tmp, Path(work), model_in, exclude)
+                if why:
+                    report["float_layers"] = why
+                if not check:
+                    break
+                measured = accuracy.measure(src, source, tmp / "model.onnx", kind, sample)
+                variant = (f"INT8 {mode} ({config}{', per channel' if per_channel else ''}; ops {' '.join(types)}"
+                           + (f"; {why}" if why else "") + ")")
+                record = accuracy.record(measured, sample=sample_name, threshold=threshold, variant=variant)
+                figures = (f"mean {record['metric']} {record['mean']:.4f} (min {record['min']:.4f}) against the "
+                           f"float model on {record['texts']} texts")
+                if record["passed"]:
+                    break
+            report["accuracy"] = record
+            if record is None:
+                return
+            (tmp / accuracy.RECORD).write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n",
+                                               encoding="utf-8")
+            if record["passed"]:
+                log(f"accuracy: {figures} (at least {threshold})")
+            elif not force:
+                raise ToolError(f"the quantized model lost accuracy: {figures}, below --min-cosine {threshold}; "
+                                "nothing was written. Try --per-channel, --mode static, fewer --op-types, "
+                                "--exclude-nodes REGEX for the layers to keep in float, or --force to write it anyway")
             else:
-                types = list(op_types or STATIC_OP_TYPES)
-                names = [i.name for i in ort.InferenceSession(str(model_in), providers=["CPUExecutionProvider"])
-                         .get_inputs()]
-                reader = data_reader(src, texts, names, detect_kind(src, source), calibration_batch_size,
-                                     same_length=method != "minmax")
-                calibrate = {"minmax": CalibrationMethod.MinMax, "entropy": CalibrationMethod.Entropy,
-                             "percentile": CalibrationMethod.Percentile}[method]
-                quantize_static(str(model_in), str(tmp / "model.onnx"), reader, quant_format=QuantFormat.QDQ,
-                                op_types_to_quantize=types, per_channel=per_channel,
-                                reduce_range=preset["reduce_range"], activation_type=QuantType.QUInt8,
-                                weight_type=weight_type, calibrate_method=calibrate, nodes_to_exclude=excluded,
-                                extra_options={"ActivationSymmetric": False, "WeightSymmetric": True,
-                                               "MatMulConstBOnly": True, **_FLOAT_DEFAULT})
-            report["op_types"] = types
+                warn(f"THE QUANTIZED MODEL LOST ACCURACY: {figures}, below --min-cosine {threshold}; written "
+                     f"anyway (--force) and recorded in {out / accuracy.RECORD}")
 
     write_folder(src, out, write)
     blockwise_note = f", {len(report['blockwise_nodes'])} MatMuls block-wise" if "blockwise_nodes" in report else ""

@@ -83,8 +83,14 @@ LEGS = {
     "fastembed": Leg("fastembed (fused model.onnx)", "bench", "fastembed", setup="fastembed", also=("onnxruntime",)),
     "ct2_f32": Leg("CTranslate2 float32", "peers", "ctranslate2", "ct2", "ctranslate2"),
     "ct2_int8": Leg("CTranslate2 int8", "peers", "ctranslate2", "ct2", "ctranslate2"),
+    "sieve_ov": Leg("Sieve, OpenVINO plugin, default precision (fused model.onnx)", "sieve", "sieve"),
+    "sieve_ov_f32": Leg("Sieve, OpenVINO plugin, precision=f32 (fused model.onnx)", "sieve", "sieve"),
+    "sieve_ov_int8": Leg("Sieve, OpenVINO plugin, static INT8 (`sieve_tools quantize --mode static`)", "sieve",
+                         "sieve", "qdq"),
     "ov_f32": Leg("OpenVINO f32 (plain ONNX)", "peers", "openvino", "plain", "openvino"),
     "ov_default": Leg("OpenVINO default precision (plain ONNX)", "peers", "openvino", "plain", "openvino"),
+    "ov_default_sorted": Leg("OpenVINO default precision, length-sorted batches (plain ONNX)", "peers", "openvino",
+                             "plain", "openvino"),
     "llama_f32": Leg("llama.cpp GGUF f32 (llama-cpp-python)", "peers", "llama-cpp-python", "gguf_f32",
                      "llama-cpp-python"),
     "llama_q8_0": Leg("llama.cpp GGUF q8_0 (llama-cpp-python)", "peers", "llama-cpp-python", "gguf_q8_0",
@@ -92,6 +98,8 @@ LEGS = {
 }
 REFERENCE = "st_torch"
 SIEVE_LEGS = tuple(name for name in LEGS if name.startswith("sieve_"))
+# Sieve through its Python package with an execution provider (--provider as the CLI spells it).
+SIEVE_PROVIDERS = {"sieve_ov": "openvino", "sieve_ov_f32": "openvino:precision=f32", "sieve_ov_int8": "openvino"}
 
 
 def log(msg: str) -> None:
@@ -163,6 +171,32 @@ def _load_ct2(name: str, args, max_length: int):
     return _in_batches(encode_batch), info
 
 
+def _sorted_batches(encode_batch):
+    """Batches of texts of similar length (sorted by characters), as Sieve and TEI batch; results in input order."""
+    import numpy as np
+
+    def encode(texts, b):
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        parts = [encode_batch([texts[i] for i in order[j:j + b]]) for j in range(0, len(order), b)]
+        out = np.empty_like(np.concatenate(parts))
+        out[order] = np.concatenate(parts)
+        return out
+
+    return encode
+
+
+def _load_sieve_provider(name: str, args):
+    import sieve
+
+    spec = SIEVE_PROVIDERS[name]
+    emb = sieve.Embedder(str(args.model), threads=args.threads, providers=[spec])
+    if emb.providers[0] != spec.split(":")[0]:
+        raise SystemExit(f"{spec} did not load: providers {emb.providers}")
+    info = {"versions": {**pp._versions(["numpy"]), "sieve": pp._sieve_version()},
+            "threads": {"sieve threads=": args.threads}, "providers": spec, "max_length": emb.max_length}
+    return (lambda texts, b: emb.encode(texts, batch_size=b)), info
+
+
 def _load_openvino(name: str, args, max_length: int):
     import numpy as np
     import openvino as ov
@@ -171,6 +205,7 @@ def _load_openvino(name: str, args, max_length: int):
     config = {"INFERENCE_NUM_THREADS": args.threads}
     if name == "ov_f32":
         config["INFERENCE_PRECISION_HINT"] = "f32"
+    batches = _sorted_batches if name.endswith("_sorted") else _in_batches
     compiled = core.compile_model(core.read_model(str(Path(args.artifact) / "model.onnx")), "CPU", config)
     request = compiled.create_infer_request()
     wanted = {p.get_any_name() for p in compiled.inputs}
@@ -190,7 +225,7 @@ def _load_openvino(name: str, args, max_length: int):
             "precision": _ov_text(compiled.get_property("INFERENCE_PRECISION_HINT")),
             "performance_hint": _ov_text(compiled.get_property("PERFORMANCE_HINT")),
             "inputs": sorted(wanted), "max_length": max_length}
-    return _in_batches(encode_batch), info
+    return batches(encode_batch), info
 
 
 def _ov_text(value) -> str:
@@ -253,7 +288,9 @@ def _load_llama(name: str, args, max_length: int):
 def load_leg(name: str, args, work: Path, python_peers_load):
     """Replaces python_peers._load_peer in a worker: (encode, info) for any leg of LEGS."""
     max_length = pp._max_seq_length(Path(args.model))
-    if name in SIEVE_LEGS:
+    if name in SIEVE_PROVIDERS:
+        encode, info = _load_sieve_provider(name, args)
+    elif name in SIEVE_LEGS:
         encode, info = python_peers_load("sieve", args, work)
     elif name in pp.PEERS:
         encode, info = python_peers_load(name, args, work)
@@ -296,6 +333,9 @@ def artifacts(args, hf_folder: str | None) -> dict[str, tuple[Path, list[str], s
         "o2": (OUT / "minilm-o2", [*sieve_tools, "optimize", model, "--out", "{out}", "--level", "O2",
                                    "--allow-missing-fusions"], None),
         "int8": (OUT / "minilm-int8", [*sieve_tools, "quantize", model, "--out", "{out}", "--per-channel"], None),
+        "qdq": (OUT / "minilm-qdq", [*sieve_tools, "quantize", model, "--out", "{out}", "--mode", "static",
+                                     "--per-channel", "--calibration", str(args.sentences), "--calibration-size",
+                                     "200"], None),
         "ct2": (OUT / "minilm-ct2", [str(args.peers_python), "-c", CT2_CONVERT, hf, "{out}"], "ctranslate2"),
     }
     for kind in ("f32", "q8_0"):
@@ -392,6 +432,23 @@ class LegWorker(pp.Worker):
         self.info = self._reply()["info"]
 
 
+def read_texts(args) -> list[str]:
+    """The text mix: the sentences file, or real prose paragraphs (every paragraph of 5 to 220 words of the
+    docstrings of some of Python's standard library modules, tools/sieve_tools/accuracy.py), shuffled with the
+    seed so that long and short ones mix, or both interleaved."""
+    if args.text_mix == "sentences":
+        return pp.read_sentences(args.sentences)
+    sys.path.insert(0, str(ROOT / "tools"))
+    from sieve_tools.accuracy import stdlib_paragraphs
+
+    paragraphs = stdlib_paragraphs()
+    random.Random(args.seed).shuffle(paragraphs)
+    if args.text_mix == "paragraphs":
+        return paragraphs
+    sentences = pp.read_sentences(args.sentences)
+    return [t for pair in zip(paragraphs, sentences) for t in pair]
+
+
 def cosines(vecs, ref) -> dict:
     import numpy as np
 
@@ -420,7 +477,7 @@ def measure(args) -> dict:
         except ImportError:
             pass
         package_dir, _, _ = pp.snapshot_binaries(args, work)
-        sentences = pp.read_sentences(args.sentences)
+        sentences = read_texts(args)
         texts = (sentences * (args.texts // len(sentences) + 1))[: args.texts]
         texts_file = work / "texts.txt"
         texts_file.write_text("\n".join(texts) + "\n", encoding="utf-8")
@@ -515,6 +572,7 @@ def measure(args) -> dict:
         "hf_folder": hf_folder,
         "texts": len(texts),
         "sentences_file": str(args.sentences),
+        "text_mix": args.text_mix,
         "batch_sizes": args.batch_sizes_list,
         "threads": args.threads,
         "rounds": args.rounds,
@@ -554,6 +612,16 @@ def summarize(result: dict) -> dict:
             summary["lead"][label] = {"sieve": best, "fastest_peer": top, "ratio": med[best] / med[top],
                                       "per_round": [min(paired), max(paired)],
                                       "within": [n for n in peers if med[best] / med[n] < LEAD]}
+    for floor, _ in TIERS:
+        per_label = summary.setdefault("tiers", {}).setdefault(str(floor), {})
+        for label, med in summary["medians"].items():
+            cos = {name: (result["legs"][name].get("cosine") or {}).get("mean") for name in med}
+            ok = [n for n in med if (cos[n] is not None and cos[n] >= floor) or n == REFERENCE]
+            ours = max((n for n in ok if n in SIEVE_LEGS), key=med.get, default=None)
+            theirs = max((n for n in ok if n not in SIEVE_LEGS), key=med.get, default=None)
+            per_label[label] = {"sieve": ours, "fastest_peer": theirs,
+                                "sieve_rate": med.get(ours), "peer_rate": med.get(theirs),
+                                "ratio": med[ours] / med[theirs] if ours and theirs else None}
     return summary
 
 
@@ -568,6 +636,16 @@ def version_text(name: str, info: dict | None) -> str:
     return text + (f" ({', '.join(extra)})" if extra else "")
 
 
+MIXES = {
+    "sentences": "tests/data/sentences.txt cycled; 3 to 708 tokens, truncated to 256",
+    "paragraphs": "prose paragraphs of Python's standard library docstrings, 5 to 220 words (about 7 to 300 "
+                  "tokens, truncated to 256), shuffled",
+    "both": "prose paragraphs and tests/data/sentences.txt interleaved",
+}
+# Accuracy tiers: Sieve's fastest leg at each mean cosine against the fastest peer at the same.
+TIERS = ((0.9999, "near-lossless"), (0.995, "INT8"))
+
+
 def report(result: dict) -> list[str]:
     s = summarize(result)
     labels = [str(b) for b in result["batch_sizes"]]
@@ -577,8 +655,8 @@ def report(result: dict) -> list[str]:
         "",
         f"- {result['date']}, commit {result['commit']}; {m['cpu']}, {m['logical_cpus']} cores; "
         f"{result['threads']} threads for every leg",
-        f"- all-MiniLM-L6-v2, {result['texts']} texts (tests/data/sentences.txt cycled; 3 to 708 tokens, truncated "
-        f"to 256); {result['rounds']} rounds, each every (leg, batch size) once in a fresh random order; medians",
+        f"- all-MiniLM-L6-v2, {result['texts']} texts ({MIXES[result.get('text_mix', 'sentences')]}); "
+        f"{result['rounds']} rounds, each every (leg, batch size) once in a fresh random order; medians",
         f"- Load average at the start / end: {m['loadavg_start']} / {m['loadavg_end']}"
         + (" (other work on the machine: compare ratios, not absolute figures)"
            if max(m["loadavg_start"][0], m["loadavg_end"][0]) > 1 else ""),
@@ -632,6 +710,16 @@ def report(result: dict) -> list[str]:
                      f"({med[lead['fastest_peer']]:.1f} texts/s): {lead['ratio']:.2f}x (round by round "
                      f"{lead['per_round'][0]:.2f}-{lead['per_round'][1]:.2f}x). Leads every peer by >= "
                      f"{LEAD}x: **{verdict}**" + (f" (under {LEAD}x: {within})." if within else "."))
+    for floor, tier in TIERS:
+        for label, lead in s.get("tiers", {}).get(str(floor), {}).items():
+            if lead.get("sieve") is None or lead.get("fastest_peer") is None:
+                lines.append(f"- {tier} (mean cosine >= {floor}), batch {label}: "
+                             f"{'no Sieve leg' if lead.get('sieve') is None else 'no peer'} reaches it: no verdict.")
+                continue
+            verdict = "yes" if lead["ratio"] >= LEAD else "no"
+            lines.append(f"- {tier} (mean cosine >= {floor}), batch {label}: Sieve's fastest is {lead['sieve']} "
+                         f"({lead['sieve_rate']:.1f} texts/s), the fastest peer {lead['fastest_peer']} "
+                         f"({lead['peer_rate']:.1f}): {lead['ratio']:.2f}x; >= {LEAD}x: **{verdict}**")
     lowest = []
     for name, entry in result["legs"].items():
         low = (entry.get("cosine") or {}).get("lowest") or []
@@ -673,6 +761,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--model", type=Path, default=ROOT / "models" / "all-MiniLM-L6-v2")
     ap.add_argument("--sentences", type=Path, default=ROOT / "tests" / "data" / "sentences.txt")
     ap.add_argument("--texts", type=int, default=int(os.environ.get("TEXTS", 256)))
+    ap.add_argument("--text-mix", choices=["sentences", "paragraphs", "both"],
+                    default=os.environ.get("TEXT_MIX", "sentences"),
+                    help="tests/data/sentences.txt, prose paragraphs of 5 to 300 tokens, or both interleaved")
     ap.add_argument("--rounds", type=int, default=int(os.environ.get("ROUNDS", 5)))
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--batch-sizes", default="1,32")

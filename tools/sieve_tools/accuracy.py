@@ -69,6 +69,12 @@ def _paragraphs(path: Path) -> list[tuple[str, str]]:
     return out
 
 
+def stdlib_paragraphs() -> list[str]:
+    """Every prose paragraph (5 to 220 words) of the sample modules' docstrings, once each, in file order."""
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    return list(dict.fromkeys(body for module in _SAMPLE_MODULES for _, body in _paragraphs(stdlib / module)))
+
+
 def builtin_texts(size: int = DEFAULT_CHECK_SIZE) -> list[str]:
     """`size` texts: prose paragraphs of the standard library's docstrings, long
     and short mixed (every third a summary line), in a fixed order."""

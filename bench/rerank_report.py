@@ -32,6 +32,9 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--tolerance", type=float, default=1e-4)
     ap.add_argument("--note", default="", help="a line added under the figures (e.g. the machine was shared)")
+    ap.add_argument("--tier", action="append", default=[], metavar="NAME=FILE",
+                    help="sieve_rerank_bench's JSON of another precision tier (e.g. near-lossless=ov.json): its "
+                         "pairs/s against sentence-transformers, and how far its scores are from them")
     args = ap.parse_args()
     s = json.loads(Path(args.sieve).read_text())
     p = json.loads(Path(args.peers).read_text())
@@ -124,6 +127,26 @@ def main():
         "Python loop; sentence-transformers runs the PyTorch model (the same weights, from model.safetensors)",
         "and shows what a CrossEncoder user gets.",
     ]
+    if args.tier and "sentence_transformers" in dict(peers):
+        lines += [
+            "",
+            "Precision tiers (the same sieve_rerank_bench run on another provider or model file, right after the "
+            "one above): pairs/s, the ratio to sentence-transformers' CrossEncoder, and the largest difference of "
+            "a score from sentence-transformers'.",
+            "",
+            "| tier | providers | " + " | ".join(f"{prow['document_tokens'][0]} tokens: pairs/s, vs ST, max |diff|"
+                                             for prow in p["sets"]) + " |",
+            "|---|---|" + "---|" * len(p["sets"]),
+        ]
+        for spec in args.tier:
+            name, _, file = spec.partition("=")
+            t = json.loads(Path(file).read_text())
+            cells = []
+            for trow, prow in zip(t["sets"], p["sets"], strict=True):
+                st = prow["sentence_transformers"]
+                cells.append(f"{trow['pairs_per_s']:.1f}, {trow['pairs_per_s'] / st['pairs_per_s']:.2f}x, "
+                             f"{max_diff(trow['scores'], st['scores']):.1e}")
+            lines.append(f"| {name} | {', '.join(t.get('providers', []))} | " + " | ".join(cells) + " |")
     replace_section(Path(args.out), HEADING, lines)
 
 

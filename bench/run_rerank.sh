@@ -65,9 +65,18 @@ thread_args=()
 echo "running Sieve ..." >&2
 "$bench_bin" --model "$model" --query "$query" --documents "$docs" --batch-size "$batch_size" \
   "${thread_args[@]}" --min-seconds "$min_seconds" --min-reps "$min_reps" > "$out/sieve.json"
+# The near-lossless tier: the same model on the OpenVINO plugin (bf16 where the CPU has it), when Sieve finds the
+# plugin (the set-up installs it); TIERS=0 skips it.
+tier_args=()
+if [[ "${TIERS:-1}" == 1 ]] && "$build/sieve" --version 2>/dev/null | grep -q "^  openvino: /"; then
+  echo "running Sieve on the OpenVINO plugin ..." >&2
+  "$bench_bin" --model "$model" --query "$query" --documents "$docs" --batch-size "$batch_size" \
+    "${thread_args[@]}" --min-seconds "$min_seconds" --min-reps "$min_reps" --provider openvino > "$out/sieve-ov.json"
+  tier_args=(--tier "near-lossless (OpenVINO, default precision)=$out/sieve-ov.json")
+fi
 echo "running the Python peers ..." >&2
 "$py" bench/rerank_peers.py measure --model "$model" --query "$query" --documents "$docs" --batch-size "$batch_size" \
   "${thread_args[@]}" --min-seconds "$min_seconds" --min-reps "$min_reps" > "$out/peers.json"
 "$py" bench/rerank_report.py --sieve "$out/sieve.json" --peers "$out/peers.json" --out "${RESULTS:-bench/RESULTS.md}" \
-  --note "${NOTE:-}"
+  --note "${NOTE:-}" "${tier_args[@]}"
 echo "wrote the reranking section of bench/RESULTS.md (raw results in $out)" >&2

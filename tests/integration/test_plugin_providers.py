@@ -4,11 +4,12 @@ the documented fallback when the library is missing."""
 
 import json
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from conftest import MODEL, run_sieve, sieve_bin
+from conftest import FIXTURES_DIR, MODEL, run_sieve, sieve_bin
 
 TEXTS = (
     "A cat sits on the mat.\n"
@@ -93,3 +94,44 @@ def test_the_python_package_takes_the_plugin(sieve, cpu_vectors):
     assert cos.min() >= 0.99999, cos
     with pytest.raises(Exception, match='unknown openvino option "colour"'):
         sieve.Embedder(MODEL, providers=["openvino:colour=red"])
+
+
+CROSS_ENCODER = FIXTURES_DIR / "cross-encoder-minilm-l6"
+PAIRS_QUERY = "how do cats sleep"
+DOCUMENTS = ["a cat sleeps on the mat all day long", "the stock market fell sharply",
+             "cats sleep up to sixteen hours a day, mostly in short naps", "Héllo wörld, 東京は日本の首都です。"]
+
+
+def raw_scores(*provider: str) -> np.ndarray:
+    done = run_sieve("rerank", "--model", str(CROSS_ENCODER), "--query", PAIRS_QUERY, "--raw-scores", *provider,
+                     input="".join(d + "\n" for d in DOCUMENTS).encode())
+    rows = json.loads(done.stdout)["results"]
+    return np.array([r["score"] for r in sorted(rows, key=lambda r: r["index"])])
+
+
+@pytest.mark.parametrize("spec, tolerance", [("openvino", 0.2), ("openvino:precision=f32", 1e-4)])
+def test_a_cross_encoder_runs_on_the_plugin(spec, tolerance):
+    """bf16 (the default precision here) moves a logit by up to about 0.1 on this model; f32 by rounding only."""
+    cpu, plugin = raw_scores(), raw_scores("--provider", spec)
+    assert np.abs(plugin - cpu).max() <= tolerance, (cpu, plugin)
+    assert list(np.argsort(plugin)) == list(np.argsort(cpu))
+
+
+def sparse_rows(splade: Path, *provider: str) -> np.ndarray:
+    done = run_sieve("embed", "--model", str(splade), "--sparse", *provider,
+                     input="".join(d + "\n" for d in DOCUMENTS).encode())
+    rows = [json.loads(line) for line in done.stdout.decode().splitlines()]
+    dense = np.zeros((len(rows), 1 + max(e["index"] for r in rows for e in r)))
+    for i, r in enumerate(rows):
+        for e in r:
+            dense[i, e["index"]] = e["value"]
+    return dense
+
+
+@pytest.mark.parametrize("spec, cosine", [("openvino", 0.999), ("openvino:precision=f32", 0.99999)])
+def test_a_splade_model_runs_on_the_plugin(splade_tiny, spec, cosine):
+    cpu, plugin = sparse_rows(splade_tiny.folder), sparse_rows(splade_tiny.folder, "--provider", spec)
+    width = max(cpu.shape[1], plugin.shape[1])
+    cpu, plugin = (np.pad(x, ((0, 0), (0, width - x.shape[1]))) for x in (cpu, plugin))
+    cos = (cpu * plugin).sum(1) / np.linalg.norm(cpu, axis=1) / np.linalg.norm(plugin, axis=1)
+    assert cos.min() >= cosine, cos

@@ -109,7 +109,9 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("report", help="accuracy (and speed) of variants against the FP32 folder, run by Sieve")
     p.add_argument("--reference", required=True, type=Path, help="the FP32 model folder")
-    p.add_argument("variants", nargs="+", type=Path, help="variant folders")
+    p.add_argument("variants", nargs="+", type=str,
+                   help="variant folders; FOLDER@PROVIDER runs one on an execution provider, e.g. "
+                        "m/fp32@openvino (bf16 where the CPU has it) or m/fp32@openvino:precision=f32")
     p.add_argument("--corpus", required=True, type=Path, help="texts, one per line (e.g. tools/build_corpus.py)")
     p.add_argument("--kind", default="auto", choices=["auto", "embedder", "cross-encoder"])
     p.add_argument("--sieve", type=Path, default=None, help="the sieve binary (default: build/sieve or $SIEVE_BIN)")
@@ -126,6 +128,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--bench-texts", type=int, default=256, help="bench: embedder texts (default 256)")
     p.add_argument("--bench-batch-size", type=int, default=32)
     p.add_argument("--min-seconds", type=float, default=2.0, help="bench: measuring time per folder and round")
+    p.add_argument("--min-cosine", type=float, default=None,
+                   help="recommend the fastest variant (with --bench) whose mean cosine (a cross-encoder's: mean "
+                        "Spearman per query) reaches this")
+    p.add_argument("--sentence-transformers", type=Path, default=None, metavar="MODEL_DIR",
+                   help="embedders: measure every variant against sentence-transformers' encode of this original "
+                        "(PyTorch) model folder instead of the FP32 folder")
     p.add_argument("--json", dest="json_out", type=Path, default=None, help="write the full report as JSON here")
     p.add_argument("--markdown", action="store_true", help="print a Markdown table (default: a plain summary)")
     return ap
@@ -200,7 +208,8 @@ def main(argv: list[str] | None = None) -> int:
                             docs_per_query=args.docs_per_query, top_k=args.top_k, bench=args.bench,
                             bench_binary=args.bench_binary, rounds=args.rounds, bench_texts=args.bench_texts,
                             bench_batch_size=args.bench_batch_size, min_seconds=args.min_seconds,
-                            threads=args.threads)
+                            threads=args.threads, min_cosine=args.min_cosine,
+                            sentence_transformers=args.sentence_transformers)
             if args.json_out:
                 args.json_out.parent.mkdir(parents=True, exist_ok=True)
                 args.json_out.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -210,6 +219,10 @@ def main(argv: list[str] | None = None) -> int:
                 _print_json({e["name"]: {**e.get("accuracy", {}), **({"error": e["error"]} if "error" in e else {}),
                                          **{k: v for k, v in e.get("speed", {}).items() if k != "rounds"}}
                              for e in result["variants"]})
+                if result.get("recommendation"):
+                    rec = result["recommendation"]
+                    print(f"recommended at {rec['measure'].replace('_', ' ')} >= {rec['min_cosine']}: "
+                          + (f"{rec['choice']} ({rec['why']})" if rec["choice"] else rec["why"]))
             if any("error" in e for e in result["variants"]):
                 return 1
     except ToolError as exc:

@@ -137,9 +137,12 @@ def _run(cmd: list[str], stdin: bytes | None = None) -> bytes:
     return result.stdout
 
 
-def sieve_embed(sieve: Path, folder: Path, texts: list[str], *, threads: int = 0, batch_size: int = 32) -> np.ndarray:
+def sieve_embed(sieve: Path, folder: Path, texts: list[str], *, threads: int = 0, batch_size: int = 32,
+                provider: str | None = None) -> np.ndarray:
     cmd = [str(sieve), "--log-level", "warn", "embed", "--model", str(folder), "--format", "npy",
-           "--batch-size", str(batch_size)]
+           "--batch-size", str(batch_size), *provider_args(provider)]
+    if provider:
+        cmd += ["--strict-providers"]
     if threads:
         cmd += ["--threads", str(threads)]
     out = _run(cmd, "".join(t + "\n" for t in texts).encode("utf-8"))
@@ -149,8 +152,12 @@ def sieve_embed(sieve: Path, folder: Path, texts: list[str], *, threads: int = 0
     return matrix
 
 
-def sieve_rerank(sieve: Path, folder: Path, query: str, documents: list[str], *, threads: int = 0) -> np.ndarray:
-    cmd = [str(sieve), "--log-level", "warn", "rerank", "--model", str(folder), "--query", query, "--raw-scores"]
+def sieve_rerank(sieve: Path, folder: Path, query: str, documents: list[str], *, threads: int = 0,
+                 provider: str | None = None) -> np.ndarray:
+    cmd = [str(sieve), "--log-level", "warn", "rerank", "--model", str(folder), "--query", query, "--raw-scores",
+           *provider_args(provider)]
+    if provider:
+        cmd += ["--strict-providers"]
     if threads:
         cmd += ["--threads", str(threads)]
     out = json.loads(_run(cmd, "".join(d + "\n" for d in documents).encode("utf-8")))
@@ -170,20 +177,43 @@ def clean_texts(texts: list[str]) -> list[str]:
 # ---- speed
 
 def bench_embedder(bench: Path, folder: Path, sentences: Path, *, batch_size: int, min_seconds: float,
-                   threads: int) -> dict:
+                   threads: int, provider: str | None = None) -> dict:
     cmd = [str(bench), "--model", str(folder), "--sentences", str(sentences), "--batch-sizes", str(batch_size),
-           "--min-seconds", str(min_seconds), "--threads", str(threads)]
+           "--min-seconds", str(min_seconds), "--threads", str(threads), *provider_args(provider)]
     out = json.loads(_run(cmd))
     return {"sentences_per_second": out["embed"][str(batch_size)]["sentences_per_second"],
             "latency_p50_ms": out["latency_ms"]["p50"], "threads": out.get("threads")}
 
 
 def bench_reranker(bench: Path, folder: Path, query: str, documents: Path, *, batch_size: int,
-                   min_seconds: float, threads: int) -> dict:
+                   min_seconds: float, threads: int, provider: str | None = None) -> dict:
     cmd = [str(bench), "--model", str(folder), "--query", query, "--documents", str(documents),
-           "--batch-size", str(batch_size), "--min-seconds", str(min_seconds), "--threads", str(threads)]
+           "--batch-size", str(batch_size), "--min-seconds", str(min_seconds), "--threads", str(threads),
+           *provider_args(provider)]
     out = json.loads(_run(cmd))["sets"][0]
     return {"pairs_per_second": out["pairs_per_s"], "latency_p50_ms": out["p50_ms"]}
+
+
+# ---- variants: a folder, or a folder on an execution provider (FOLDER@openvino, FOLDER@openvino:precision=f32)
+
+PROVIDERS = ("cpu", "cuda", "tensorrt", "openvino", "dnnl", "coreml", "directml", "rocm", "xnnpack", "qnn")
+
+
+def split_variant(spec) -> tuple[Path, str | None]:
+    """(folder, provider or None) of a variant argument."""
+    text = str(spec)
+    folder, at, provider = text.rpartition("@")
+    if at and provider.split(":", 1)[0] in PROVIDERS and folder:
+        return Path(folder), provider
+    return Path(text), None
+
+
+def variant_name(folder: Path, provider: str | None) -> str:
+    return folder.name + (f"@{provider}" if provider else "")
+
+
+def provider_args(provider: str | None) -> list[str]:
+    return ["--provider", provider] if provider else []
 
 
 # ---- the report
@@ -191,12 +221,14 @@ def bench_reranker(bench: Path, folder: Path, query: str, documents: Path, *, ba
 def report(reference: Path, variants: list[Path], corpus: Path, *, kind: str = "auto", sieve: Path | None = None,
            limit: int = 2000, skip: int = 0, queries: int = 20, docs_per_query: int = 100, top_k: int = 10,
            bench: bool = False, bench_binary: Path | None = None, rounds: int = 3, bench_texts: int = 256,
-           bench_batch_size: int = 32, min_seconds: float = 2.0, threads: int = 0) -> dict:
+           bench_batch_size: int = 32, min_seconds: float = 2.0, threads: int = 0,
+           min_cosine: float | None = None, sentence_transformers: Path | None = None) -> dict:
     sieve = Path(sieve) if sieve else default_sieve()
     if not sieve.is_file():
         raise ToolError(f"{sieve}: the sieve binary was not found (--sieve PATH)")
     reference = Path(reference)
-    folders = [reference, *[Path(v) for v in variants]]
+    # (folder, provider) per variant; the reference runs on the CPU provider.
+    folders = [(reference, None), *[split_variant(v) for v in variants]]
     if kind == "auto":
         kind = detect_kind(reference)
     if kind not in (EMBEDDER, CROSS_ENCODER):
@@ -209,11 +241,18 @@ def report(reference: Path, variants: list[Path], corpus: Path, *, kind: str = "
     except OSError:
         pass
 
+    if sentence_transformers is not None and kind != EMBEDDER:
+        raise ToolError("--sentence-transformers works with embedders only")
     if kind == EMBEDDER:
         texts = clean_texts(read_texts(Path(corpus), limit=limit, skip=skip))
         result["texts"] = len(texts)
         log(f"embedding {len(texts)} texts with the reference")
         ref = sieve_embed(sieve, reference, texts, threads=threads)
+        if sentence_transformers is not None:
+            # Every variant, the FP32 folder included, against sentence-transformers on the original model.
+            log(f"embedding them with sentence-transformers ({sentence_transformers})")
+            ref = st_embed(Path(sentence_transformers), texts, threads)
+            result["against"] = f"sentence-transformers ({sentence_transformers})"
     else:
         lines = clean_texts(read_texts(Path(corpus), limit=queries * (docs_per_query + 1), skip=skip))
         qs = lines[:queries]
@@ -224,19 +263,22 @@ def report(reference: Path, variants: list[Path], corpus: Path, *, kind: str = "
         log(f"scoring {result['pairs']} pairs ({len(groups)} queries) with the reference")
         ref = [sieve_rerank(sieve, reference, q, d, threads=threads) for q, d in groups]
 
-    for folder in folders:
-        entry: dict = {"name": folder.name, "folder": str(folder), "size_bytes": folder_size(folder)}
+    for folder, provider in folders:
+        entry: dict = {"name": variant_name(folder, provider), "folder": str(folder), "provider": provider,
+                       "size_bytes": folder_size(folder)}
         result["variants"].append(entry)
-        if folder == reference:
+        is_reference = folder == reference and provider is None
+        if is_reference:
             entry["reference"] = True
-        log(f"accuracy of {folder}")
+        log(f"accuracy of {entry['name']}")
         try:
             if kind == EMBEDDER:
-                var = ref if folder == reference else sieve_embed(sieve, folder, texts, threads=threads)
+                var = (ref if is_reference and sentence_transformers is None
+                       else sieve_embed(sieve, folder, texts, threads=threads, provider=provider))
                 entry["accuracy"] = embedder_accuracy(ref, var, top_k)
             else:
-                var = ref if folder == reference else [sieve_rerank(sieve, folder, q, d, threads=threads)
-                                                       for q, d in groups]
+                var = ref if is_reference else [sieve_rerank(sieve, folder, q, d, threads=threads,
+                                                             provider=provider) for q, d in groups]
                 entry["accuracy"] = cross_encoder_accuracy(ref, var, top_k)
         except ToolError as exc:
             entry["error"] = str(exc)
@@ -246,8 +288,48 @@ def report(reference: Path, variants: list[Path], corpus: Path, *, kind: str = "
         _bench(result, folders, corpus, kind, bench_binary, rounds=rounds, bench_texts=bench_texts,
                batch_size=bench_batch_size, min_seconds=min_seconds, threads=threads, skip=skip,
                groups=groups if kind == CROSS_ENCODER else None, sieve=sieve)
+    if min_cosine is not None:
+        result["recommendation"] = recommend(result, min_cosine)
     result["seconds"] = round(time.time() - started, 1)
     return result
+
+
+def st_embed(model: Path, texts: list[str], threads: int) -> np.ndarray:
+    try:
+        import torch
+        from sentence_transformers import SentenceTransformer
+    except ImportError as exc:
+        raise ToolError(f"--sentence-transformers needs sentence-transformers and torch ({exc}): run "
+                        "sieve-export from .venv-export") from exc
+    if threads:
+        torch.set_num_threads(threads)
+    vectors = SentenceTransformer(str(model), device="cpu").encode(texts, batch_size=32, convert_to_numpy=True)
+    return np.asarray(vectors, dtype=np.float32)
+
+
+def recommend(result: dict, min_cosine: float) -> dict:
+    """The fastest variant whose mean cosine (a cross-encoder's: mean Spearman per query) reaches `min_cosine`;
+    without speed figures (--bench), the ones that reach it, smallest first."""
+    key = "mean_cosine" if result["kind"] == EMBEDDER else "mean_spearman"
+    meets = [e for e in result["variants"] if (e.get("accuracy") or {}).get(key, -1) >= min_cosine]
+    out: dict = {"min_cosine": min_cosine, "measure": key, "meets": [e["name"] for e in meets]}
+    if not meets:
+        out["choice"] = None
+        out["why"] = f"no variant reaches a {key.replace('_', ' ')} of {min_cosine}"
+        return out
+    rate = "sentences_per_second" if result["kind"] == EMBEDDER else "pairs_per_second"
+    timed = [e for e in meets if rate in (e.get("speed") or {})]
+    if timed:
+        best = max(timed, key=lambda e: e["speed"][rate])
+        out["choice"] = best["name"]
+        out["why"] = (f"the fastest ({best['speed'][rate]:.1f} {rate.replace('_per_second', '/s')}) of those with a "
+                      f"{key.replace('_', ' ')} of at least {min_cosine} ({best['accuracy'][key]:.5f})")
+    else:
+        best = min(meets, key=lambda e: e["size_bytes"])
+        out["choice"] = best["name"]
+        out["why"] = (f"the smallest of those with a {key.replace('_', ' ')} of at least {min_cosine}; "
+                      "add --bench to choose by speed")
+    return out
 
 
 def _bench(result: dict, folders: list[Path], corpus: Path, kind: str, bench_binary: Path | None, *, rounds: int,
@@ -257,8 +339,8 @@ def _bench(result: dict, folders: list[Path], corpus: Path, kind: str, bench_bin
     if not binary.is_file():
         raise ToolError(f"{binary}: Sieve's benchmark program was not found (--bench-binary PATH)")
     threads = threads or 0
-    runnable = [f for f, e in zip(folders, result["variants"]) if "error" not in e]
-    samples: dict[str, list[dict]] = {str(f): [] for f in runnable}
+    runnable = [(f, e) for f, e in zip(folders, result["variants"]) if "error" not in e]
+    samples: dict[str, list[dict]] = {e["name"]: [] for _, e in runnable}
     with tempfile.TemporaryDirectory(prefix="sieve-report-") as work:
         data = Path(work) / "bench.txt"
         if kind == EMBEDDER:
@@ -272,19 +354,19 @@ def _bench(result: dict, folders: list[Path], corpus: Path, kind: str, bench_bin
             # Interleaved: every folder once per round, in a rotated order, so
             # drifts of the machine's speed touch all of them alike.
             order = runnable[r % len(runnable):] + runnable[:r % len(runnable)]
-            for folder in order:
-                log(f"bench round {r + 1}/{rounds}: {folder}")
+            for (folder, provider), entry in order:
+                log(f"bench round {r + 1}/{rounds}: {entry['name']}")
                 if kind == EMBEDDER:
                     s = bench_embedder(binary, folder, data, batch_size=batch_size, min_seconds=min_seconds,
-                                       threads=threads)
+                                       threads=threads, provider=provider)
                 else:
                     s = bench_reranker(binary, folder, query, data, batch_size=batch_size,
-                                       min_seconds=min_seconds, threads=threads)
-                samples[str(folder)].append(s)
+                                       min_seconds=min_seconds, threads=threads, provider=provider)
+                samples[entry["name"]].append(s)
     rate_key = "sentences_per_second" if kind == EMBEDDER else "pairs_per_second"
     ref_entry = result["variants"][0]
     for entry in result["variants"]:
-        runs = samples.get(entry["folder"])
+        runs = samples.get(entry["name"])
         if not runs:
             continue
         entry["speed"] = {rate_key: float(np.median([s[rate_key] for s in runs])),
@@ -337,4 +419,10 @@ def markdown(result: dict, top_k: int = 10) -> str:
         b = result["bench"]
         notes.append(f"speed: {Path(b['program']).name}, {b['texts']} texts, batch {b['batch_size']}, "
                      f"{b['rounds']} interleaved rounds of >= {b['min_seconds']} s, medians; threads: {b['threads']}")
+    if "against" in result:
+        notes.append(f"accuracy against {result['against']}, every variant (the FP32 folder too) run by Sieve")
+    rec = result.get("recommendation")
+    if rec:
+        notes.append(f"recommended at {rec['measure'].replace('_', ' ')} >= {rec['min_cosine']}: "
+                     + (f"**{rec['choice']}**, {rec['why']}" if rec["choice"] else rec["why"]))
     return "\n".join(lines) + "\n\n" + "\n".join(f"- {n}" for n in notes) + "\n"

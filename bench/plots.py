@@ -175,10 +175,11 @@ def tokenizers(sections: list[Section], out: Path) -> Path:
 
 
 def cpu_peers(sections: list[Section], out: Path) -> Path:
-    s = subsection(section(sections, "Performance near the limit"), "Every CPU peer")
+    s = subsection(section(sections, "Precision tiers"), "Every CPU peer in one table, prose")
     t = s.table_with("leg", "batch 1 texts/s", "batch 32 texts/s")
     legs = [re.sub(r"\s*\(.*?\)", "", leg) for leg in t.values("leg")]
-    fig, axes = figure("Embedding throughput, all-MiniLM-L6-v2, against every CPU peer", s.provenance(), 2, 11)
+    fig, axes = figure("Embedding throughput, all-MiniLM-L6-v2, prose of 5 to 300 tokens, against every CPU peer",
+                       s.provenance(), 2, 11)
     for ax, column in zip(axes, ("batch 1 texts/s", "batch 32 texts/s")):
         values = t.numbers(column)
         colors = ["#1f77b4" if leg.startswith("Sieve") else "#999999" for leg in legs]

@@ -134,7 +134,7 @@ def main():
             "one above): pairs/s, the ratio to sentence-transformers' CrossEncoder, and the largest difference of "
             "a score from sentence-transformers'.",
             "",
-            "| tier | providers | " + " | ".join(f"{prow['document_tokens'][0]} tokens: pairs/s, vs ST, max |diff|"
+            "| tier | providers | " + " | ".join(f"{prow['document_tokens'][0]} tokens: pairs/s, vs ST, largest score difference"
                                              for prow in p["sets"]) + " |",
             "|---|---|" + "---|" * len(p["sets"]),
         ]

@@ -433,16 +433,30 @@ class LegWorker(pp.Worker):
 
 
 def read_texts(args) -> list[str]:
-    """The text mix: the sentences file, or real prose paragraphs (every paragraph of 5 to 220 words of the
-    docstrings of some of Python's standard library modules, tools/sieve_tools/accuracy.py), shuffled with the
-    seed so that long and short ones mix, or both interleaved."""
+    """The text mix: the sentences file; or real prose (the docstrings of some of Python's standard library
+    modules, tools/sieve_tools/accuracy.py) in texts of 5 to 300 tokens, uniformly, shuffled with the seed;
+    or both interleaved."""
     if args.text_mix == "sentences":
         return pp.read_sentences(args.sentences)
     sys.path.insert(0, str(ROOT / "tools"))
     from sieve_tools.accuracy import stdlib_paragraphs
 
-    paragraphs = stdlib_paragraphs()
-    random.Random(args.seed).shuffle(paragraphs)
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(args.model / "tokenizer.json"))
+    tok.no_padding()
+    tok.no_truncation()
+    # Consecutive paragraphs joined up to a length drawn uniformly from 5 to 300 tokens, so that the mix
+    # holds long texts as often as short ones (the docstrings' own paragraphs average about 32 tokens).
+    rng = random.Random(args.seed)
+    paragraphs, current, target = [], [], rng.randint(5, 300)
+    for text in stdlib_paragraphs():
+        current.append(text)
+        joined = " ".join(current)
+        if len(tok.encode(joined).ids) >= target:
+            paragraphs.append(joined)
+            current, target = [], rng.randint(5, 300)
+    rng.shuffle(paragraphs)
     if args.text_mix == "paragraphs":
         return paragraphs
     sentences = pp.read_sentences(args.sentences)
@@ -638,8 +652,8 @@ def version_text(name: str, info: dict | None) -> str:
 
 MIXES = {
     "sentences": "tests/data/sentences.txt cycled; 3 to 708 tokens, truncated to 256",
-    "paragraphs": "prose paragraphs of Python's standard library docstrings, 5 to 220 words (about 7 to 300 "
-                  "tokens, truncated to 256), shuffled",
+    "paragraphs": "prose from Python's standard library docstrings: consecutive paragraphs joined up to a "
+                  "length drawn uniformly from 5 to 300 tokens (truncated to 256, the model's maximum), shuffled",
     "both": "prose paragraphs and tests/data/sentences.txt interleaved",
 }
 # Accuracy tiers: Sieve's fastest leg at each mean cosine against the fastest peer at the same.

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# The CUDA checks and CPU-versus-CUDA speed, on a machine with an NVIDIA GPU.
+# The CUDA checks and CPU-versus-CUDA speed, on a machine with an NVIDIA GPU; where they install, the TensorRT
+# RTX provider as an ONNX Runtime plugin (pip's onnxruntime-ep-nv-tensorrt-rtx-cu12) and sentence-transformers on
+# the GPU, all in one prepared run.
 #
 # Needs:
 #   ORT_CUDA_LIB  a folder holding a CUDA-enabled ONNX Runtime: libonnxruntime.so.1 with
@@ -63,11 +65,45 @@ for provider in cuda cpu; do
     --min-seconds "$min_seconds" --min-reps 5 > "$out/rerank-$provider.json"
 done
 
+echo "== TensorRT RTX as an ONNX Runtime plugin, where its wheel installs (TRT_RTX_PACKAGE)"
+trt_package="${TRT_RTX_PACKAGE:-onnxruntime-ep-nv-tensorrt-rtx-cu12}"
+trt_venv="$out/venv-trt-rtx"
+: >"$out/embed-tensorrt_rtx.json"
+if { [[ -x "$trt_venv/bin/python" ]] || python3 -m venv "$trt_venv"; } &&
+  "$trt_venv/bin/python" -m pip install -q "$trt_package" >"$out/trt-rtx-install.log" 2>&1; then
+  trt_dir="$("$trt_venv/bin/python" -c 'import importlib.util, os; s = importlib.util.find_spec("onnxruntime_ep_nv_tensorrt_rtx"); print(os.path.dirname(s.origin))')"
+  if SIEVE_EP_PATH="$trt_dir" with_ort "$build/sieve" info --model "$model" --provider tensorrt_rtx --strict-providers; then
+    SIEVE_EP_PATH="$trt_dir" with_ort "$build/sieve" embed --model "$model" --provider tensorrt_rtx --strict-providers \
+      --format npy < "$sentences" > "$out/tensorrt_rtx.npy"
+    # TensorRT RTX picks its own precision: reported against the CPU, not held to float32's tolerance.
+    python3 bench/gpu_compare.py --model "$model" --sieve-npy "$out/tensorrt_rtx.npy" --sentences "$sentences" \
+      --tolerance 1 | tee "$out/compare-tensorrt_rtx.json"
+    SIEVE_EP_PATH="$trt_dir" with_ort "$build/sieve_bench" --model "$model" --sentences "$sentences" \
+      --provider tensorrt_rtx --min-seconds "$min_seconds" > "$out/embed-tensorrt_rtx.json"
+  else
+    echo "tensorrt_rtx: the plugin did not start here (above); its legs are left out"
+  fi
+else
+  echo "tensorrt_rtx: pip install $trt_package failed (see $out/trt-rtx-install.log); its legs are left out"
+fi
+
+echo "== sentence-transformers on the GPU (the same architecture, random weights), batch 32"
+if python3 bench/st_gpu.py --like "$like" --sentences "$sentences" --min-seconds "$min_seconds" > "$out/st-gpu.json"; then
+  cat "$out/st-gpu.json"
+else
+  : >"$out/st-gpu.json"
+  echo "sentence-transformers on the GPU: not run (python3 needs torch with CUDA and sentence-transformers)"
+fi
+
 python3 - "$out" <<'PY'
 import json, sys
 out = sys.argv[1]
-for provider in ("cuda", "cpu"):
-    e = json.load(open(f"{out}/embed-{provider}.json"))
+import os
+for provider in ("cuda", "tensorrt_rtx", "cpu"):
+    path = f"{out}/embed-{provider}.json"
+    if not os.path.getsize(path):
+        continue
+    e = json.load(open(path))
     rates = ", ".join(f"batch {b}: {v['sentences_per_second']:.0f}/s"
                       for b, v in sorted(e["embed"].items(), key=lambda item: int(item[0])))
     print(f"embed  {provider:4} {e['providers']} threads {e['threads']}: {rates}; "
@@ -82,4 +118,9 @@ worst = max(abs(a - b) for g, c in zip(runs["cuda"]["sets"], runs["cpu"]["sets"]
 # Measured with TF32 matrix products, ONNX Runtime's default on this GPU: the
 # check against the CPU at float32 accuracy is the tests' (TF32 off) above.
 print(f"rerank scores, CUDA (TF32) against CPU: largest difference {worst:.2e}")
+if os.path.getsize(f"{out}/st-gpu.json"):
+    st = json.load(open(f"{out}/st-gpu.json"))
+    cuda = json.load(open(f"{out}/embed-cuda.json"))["embed"].get("32", {}).get("sentences_per_second")
+    line = f"sentence-transformers on {st['gpu']}: batch 32: {st['sentences_per_second']:.0f}/s"
+    print(line + (f"; Sieve on CUDA at batch 32: {cuda / st['sentences_per_second']:.2f}x" if cuda else ""))
 PY

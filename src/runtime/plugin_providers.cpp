@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -16,12 +17,42 @@ namespace sieve::runtime {
 namespace fs = std::filesystem;
 namespace {
 
-const std::array<PluginProvider, 1>& plugins() {
-  static const std::array<PluginProvider, 1> list = {
-      PluginProvider{"openvino", "OpenVINOExecutionProvider", "libonnxruntime_providers_openvino_plugin.so",
-                     "onnxruntime_ep_openvino"},
+const std::array<PluginProvider, 2>& plugins() {
+  static const std::array<PluginProvider, 2> list = {
+      PluginProvider{"openvino",
+                     "OpenVINOExecutionProvider",
+                     "libonnxruntime_providers_openvino_plugin.so",
+                     "onnxruntime_ep_openvino",
+                     {},
+                     true},
+      // NVIDIA's TensorRT RTX (PyPI: onnxruntime-ep-nv-tensorrt-rtx-cu12 / -cu13); it needs a GPU and its driver.
+      PluginProvider{"tensorrt_rtx",
+                     "NvTensorRTRTXExecutionProvider",
+                     "libonnxruntime_providers_nv_tensorrt_rtx.so",
+                     "onnxruntime_ep_nv_tensorrt_rtx",
+                     {"libcudart.so.", "libtensorrt_rtx.so.", "libtensorrt_onnxparser_rtx.so."},
+                     false},
   };
   return list;
+}
+
+// Loads the libraries `plugin` links from its folder (see PluginProvider::preload); kept loaded for the process.
+std::string preload_beside(const PluginProvider& plugin, const fs::path& library) {
+  for (const auto& prefix : plugin.preload) {
+    std::vector<fs::path> found;
+    std::error_code ec;
+    for (fs::directory_iterator it(library.parent_path(), ec), end; !ec && it != end; it.increment(ec)) {
+      if (it->path().filename().string().rfind(prefix, 0) == 0) found.push_back(it->path());
+    }
+    if (found.empty())
+      return "the library " + prefix + "* it needs is not beside it in " + library.parent_path().string();
+    std::sort(found.begin(), found.end());
+    if (dlopen(found.back().c_str(), RTLD_NOW | RTLD_GLOBAL) == nullptr) {
+      const char* why = dlerror();
+      return found.back().string() + " did not load: " + (why != nullptr ? why : "unknown error");
+    }
+  }
+  return {};
 }
 
 bool is_file(const fs::path& p) {
@@ -92,8 +123,20 @@ std::vector<const OrtEpDevice*> ep_devices(OrtEnv* env, const PluginProvider& pl
   return out;
 }
 
+// The device's name: OpenVINO's own ("CPU", "GPU.0"), else its kind and vendor ("GPU NVIDIA").
 std::string device_of(const OrtEpDevice* device) {
-  return value_or_empty(ort().EpDevice_EpMetadata(device), "ov_device");
+  std::string name = value_or_empty(ort().EpDevice_EpMetadata(device), "ov_device");
+  if (!name.empty()) return name;
+  const OrtHardwareDevice* hw = ort().EpDevice_Device(device);
+  if (hw == nullptr) return "device";
+  switch (ort().HardwareDevice_Type(hw)) {
+    case OrtHardwareDeviceType_CPU: name = "CPU"; break;
+    case OrtHardwareDeviceType_GPU: name = "GPU"; break;
+    case OrtHardwareDeviceType_NPU: name = "NPU"; break;
+  }
+  const char* vendor = ort().HardwareDevice_Vendor(hw);
+  if (vendor != nullptr && *vendor != '\0') name += std::string(" ") + vendor;
+  return name;
 }
 
 std::string upper(std::string text) {
@@ -103,6 +146,12 @@ std::string upper(std::string text) {
 }
 
 }  // namespace
+
+std::vector<const PluginProvider*> plugin_provider_table() {
+  std::vector<const PluginProvider*> out;
+  for (const auto& p : plugins()) out.push_back(&p);
+  return out;
+}
 
 const PluginProvider* find_plugin_provider(std::string_view name) {
   for (const auto& p : plugins()) {
@@ -159,7 +208,10 @@ std::vector<PluginDevice> register_plugin(OrtEnv* env, const PluginProvider& plu
       std::vector<std::string> searched;
       if (const auto library = locate_plugin_library(plugin, spec, &searched)) {
         reg.library = *library;
-        OrtStatus* status = ort().RegisterExecutionProviderLibrary(env, plugin.name.c_str(), library->c_str());
+        reg.error = preload_beside(plugin, *library);
+        OrtStatus* status = reg.error.empty()
+                                ? ort().RegisterExecutionProviderLibrary(env, plugin.name.c_str(), library->c_str())
+                                : nullptr;
         if (status != nullptr) {
           reg.error = "its library " + library->string() + " did not load: " + ort().GetErrorMessage(status);
           ort().ReleaseStatus(status);
@@ -203,13 +255,62 @@ std::vector<PluginProviderInfo> list_plugins(OrtEnv* env) {
     Registry& r = registry();
     const std::lock_guard lock(r.mutex);
     if (const auto it = r.done.find(plugin.name); it != r.done.end()) info.library = it->second.library.string();
+    if (info.library.empty() && !info.error.empty()) {
+      // The places searched are in the error of a --provider that asks for it; a listing says it briefly.
+      info.error = "not installed (its library " + plugin.library_file + " comes with the Python package " +
+                   plugin.python_package + "; or give its folder in SIEVE_EP_PATH)";
+    }
     out.push_back(std::move(info));
   }
   return out;
 }
 
+namespace {
+
+// A plugin other than OpenVINO: its options as given (but library and device), on the device whose index the
+// option device gives (default 0).
+void append_as_given(OrtEnv* env, OrtSessionOptions* options, const PluginProvider& plugin, const ProviderSpec& spec) {
+  std::size_t index = 0;
+  std::map<std::string, std::string> ep_options;
+  for (const auto& [key, value] : spec.options) {
+    if (key == "library") continue;
+    if (key == "device") {
+      const bool digits = !value.empty() && value.size() < 4 &&
+                          std::all_of(value.begin(), value.end(), [](unsigned char c) { return std::isdigit(c); });
+      if (!digits) {
+        throw Error(ErrorCode::kInvalidArgument,
+                    plugin.name + " option device=\"" + value + "\" is not a device index (0, 1, ...)");
+      }
+      index = std::stoul(value);
+      continue;
+    }
+    ep_options[key] = value;
+  }
+  const auto devices = ep_devices(env, plugin);
+  if (index >= devices.size()) {
+    throw Error(ErrorCode::kInvalidArgument, plugin.name + " option device=" + std::to_string(index) + ": it offers " +
+                                                 std::to_string(devices.size()) + " device(s) here");
+  }
+  std::vector<const char*> keys;
+  std::vector<const char*> values;
+  for (const auto& [k, v] : ep_options) {
+    keys.push_back(k.c_str());
+    values.push_back(v.c_str());
+  }
+  const OrtEpDevice* chosen = devices[index];
+  check(
+      ort().SessionOptionsAppendExecutionProvider_V2(options, env, &chosen, 1, keys.data(), values.data(), keys.size()),
+      ("adding the " + plugin.name + " provider").c_str());
+}
+
+}  // namespace
+
 void append_plugin(OrtEnv* env, OrtSessionOptions* options, const PluginProvider& plugin, const ProviderSpec& spec,
                    int intra_op_threads) {
+  if (!plugin.openvino_options) {
+    append_as_given(env, options, plugin, spec);
+    return;
+  }
   static const std::set<std::string> known = {"library", "device", "precision", "threads", "cache_dir"};
   for (const auto& [key, value] : spec.options) {
     if (known.count(key) == 0) {

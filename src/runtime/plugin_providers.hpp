@@ -21,7 +21,16 @@ struct PluginProvider {
   std::string ep_name;         // ONNX Runtime's: "OpenVINOExecutionProvider"
   std::string library_file;    // "libonnxruntime_providers_openvino_plugin.so"
   std::string python_package;  // the PyPI wheel's package folder: "onnxruntime_ep_openvino"
+  // Libraries beside the plugin that it links by a name its wheel does not carry ("libtensorrt_rtx.so.1" where
+  // the wheel has libtensorrt_rtx.so.1.7.1): loaded first, by file name prefix, so the plugin finds them.
+  std::vector<std::string> preload;
+  // OpenVINO's options are Sieve's own (device, precision, threads, cache_dir); another plugin's are handed to
+  // it as they are given, but for library and device (the index of one of its devices, default 0).
+  bool openvino_options = false;
 };
+
+// The plugins Sieve knows, in the order `sieve --version` lists them.
+std::vector<const PluginProvider*> plugin_provider_table();
 
 // The plugin of that name, or null.
 const PluginProvider* find_plugin_provider(std::string_view name);

@@ -16,11 +16,17 @@ namespace {
 // Sieve's names for ORT's execution providers.
 const std::map<std::string, std::string>& ort_names() {
   static const std::map<std::string, std::string> names = {
-      {"cpu", "CPUExecutionProvider"},           {"cuda", "CUDAExecutionProvider"},
-      {"tensorrt", "TensorrtExecutionProvider"}, {"openvino", "OpenVINOExecutionProvider"},
-      {"dnnl", "DnnlExecutionProvider"},         {"coreml", "CoreMLExecutionProvider"},
-      {"directml", "DmlExecutionProvider"},      {"rocm", "ROCMExecutionProvider"},
-      {"xnnpack", "XnnpackExecutionProvider"},   {"qnn", "QNNExecutionProvider"},
+      {"cpu", "CPUExecutionProvider"},
+      {"cuda", "CUDAExecutionProvider"},
+      {"tensorrt", "TensorrtExecutionProvider"},
+      {"openvino", "OpenVINOExecutionProvider"},
+      {"dnnl", "DnnlExecutionProvider"},
+      {"coreml", "CoreMLExecutionProvider"},
+      {"directml", "DmlExecutionProvider"},
+      {"rocm", "ROCMExecutionProvider"},
+      {"xnnpack", "XnnpackExecutionProvider"},
+      {"qnn", "QNNExecutionProvider"},
+      {"tensorrt_rtx", "NvTensorRTRTXExecutionProvider"},
   };
   return names;
 }
@@ -94,9 +100,10 @@ std::vector<std::string> append_providers(OrtEnv* env, OrtSessionOptions* option
   for (const auto& spec : runtime.providers) {
     if (spec.name == "cpu") break;  // CPU is the fallback at the end anyway
     if (ort_names().count(spec.name) == 0) {
-      throw Error(ErrorCode::kInvalidArgument, "unknown execution provider \"" + spec.name +
-                                                   "\" (known: cpu, cuda, tensorrt, openvino, dnnl, coreml, directml, "
-                                                   "rocm, xnnpack, qnn)");
+      throw Error(ErrorCode::kInvalidArgument,
+                  "unknown execution provider \"" + spec.name +
+                      "\" (known: cpu, cuda, tensorrt, tensorrt_rtx, openvino, dnnl, coreml, "
+                      "directml, rocm, xnnpack, qnn)");
     }
     const bool present = std::find(available.begin(), available.end(), spec.name) != available.end();
     const PluginProvider* plugin = present ? nullptr : find_plugin_provider(spec.name);

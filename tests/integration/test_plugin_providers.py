@@ -3,6 +3,8 @@ the set-up): the same vectors as the CPU provider within bf16's tolerance, one c
 the documented fallback when the library is missing."""
 
 import json
+import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -81,7 +83,8 @@ def test_info_reports_how_the_graph_is_placed(provider):
     assert placed[provider]["nodes"] == total, info["partition"]
     if provider == "openvino":
         assert placed["openvino"]["subgraphs"] == 1 and placed["cpu"]["nodes"] == 0
-    assert [p["name"] for p in info["plugins"]] == ["openvino"] and info["plugins"][0]["devices"][0]["device"] == "CPU"
+    plugins = {p["name"]: p for p in info["plugins"]}
+    assert list(plugins) == ["openvino", "tensorrt_rtx"] and plugins["openvino"]["devices"][0]["device"] == "CPU"
     text = run_sieve("info", "--model", str(MODEL), "--provider", provider).stdout.decode()
     assert f"placement:   {provider}: {total} nodes" in text, text
 
@@ -135,3 +138,35 @@ def test_a_splade_model_runs_on_the_plugin(splade_tiny, spec, cosine):
     cpu, plugin = (np.pad(x, ((0, 0), (0, width - x.shape[1]))) for x in (cpu, plugin))
     cos = (cpu * plugin).sum(1) / np.linalg.norm(cpu, axis=1) / np.linalg.norm(plugin, axis=1)
     assert cos.min() >= cosine, cos
+
+
+def test_the_server_serves_on_the_plugin(cpu_vectors, tmp_path):
+    from server_harness import Server
+
+    root = tmp_path / "models"
+    shutil.copytree(MODEL, root / "minilm")
+    server = Server(root, "--provider", "openvino:precision=f32")
+    try:
+        status, _, body = server.post("/v1/embeddings", {"model": "minilm", "input": TEXTS.splitlines()})
+        assert status == 200, body
+        vectors = np.array([d["embedding"] for d in body["data"]], dtype=np.float64)
+        cos = (vectors * cpu_vectors).sum(1) / np.linalg.norm(vectors, axis=1) / np.linalg.norm(cpu_vectors, axis=1)
+        assert cos.min() >= 0.99999, cos
+        assert "uses providers [openvino, cpu]" in server.output()
+    finally:
+        assert server.stop() == 0, server.output()
+
+
+def test_tensorrt_rtx_is_listed_and_skipped_where_it_is_not_installed(cpu_vectors):
+    """NVIDIA's TensorRT RTX plugin is not set up here: listed as not installed, skipped with the places
+    searched, refused with --strict-providers."""
+    env = {**os.environ, "SIEVE_EP_PATH": "/nonexistent"}
+    version = subprocess.run([str(sieve_bin()), "--version"], capture_output=True, env=env, check=True)
+    assert "tensorrt_rtx: unavailable (not installed" in version.stdout.decode(), version.stdout.decode()
+    done = subprocess.run([str(sieve_bin()), "embed", "--model", str(MODEL), "--format", "jsonl", "--provider",
+                           "tensorrt_rtx"], input=TEXTS.encode(), capture_output=True, env=env, timeout=300)
+    err = done.stderr.decode()
+    assert done.returncode == 0 and "execution provider tensorrt_rtx skipped" in err and "/nonexistent" in err, err
+    strict = subprocess.run([str(sieve_bin()), "embed", "--model", str(MODEL), "--provider", "tensorrt_rtx",
+                             "--strict-providers", "x"], capture_output=True, env=env, timeout=300)
+    assert strict.returncode != 0 and 'execution provider "tensorrt_rtx" is unavailable' in strict.stderr.decode()

@@ -500,6 +500,27 @@ def test_report_embedder(variants, sources, tmp_path):
     assert ref_e["speed"]["throughput_vs_reference"] == 1.0
 
 
+def test_report_runs_a_variant_on_a_provider_and_recommends_a_tier(sources, tmp_path):
+    """FOLDER@openvino runs the folder on the OpenVINO plugin; the recommendation is the fastest variant that
+    reaches --min-cosine, and none when none does."""
+    corpus, _, src, _ = report_inputs(sources["tiny-embedder"], tmp_path)
+    out = tmp_path / "report.json"
+    args = ["report", "--reference", str(src), f"{src}@openvino:precision=f32", "--corpus", str(corpus),
+            "--json", str(out), "--bench", "--rounds", "1", "--min-seconds", "0.1", "--bench-texts", "16"]
+    result = sieve_export(*args, "--min-cosine", "0.99999", "--min-worst-cosine", "0.9999")
+    rep = json.loads(out.read_text())
+    ref_e, ov_e = rep["variants"]
+    assert ov_e["name"] == f"{src.name}@openvino:precision=f32" and ov_e["provider"] == "openvino:precision=f32"
+    assert ov_e["accuracy"]["mean_cosine"] >= 0.99999
+    rec = rep["recommendation"]
+    assert rec["meets"] == [ref_e["name"], ov_e["name"]]
+    fastest = max(rep["variants"], key=lambda e: e["speed"]["sentences_per_second"])
+    assert rec["choice"] == fastest["name"] and f"recommended at mean cosine >= 0.99999: {rec['choice']}" in \
+        result.stdout.decode()
+    sieve_export(*args, "--min-cosine", "1.5")
+    assert json.loads(out.read_text())["recommendation"]["choice"] is None
+
+
 def test_report_cross_encoder(variants, sources, tmp_path):
     corpus, texts, src, same = report_inputs(sources["tiny-cross-encoder"], tmp_path)
     q = variants[("tiny-cross-encoder", "int8-avx512_vnni")]

@@ -131,6 +131,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--min-cosine", type=float, default=None,
                    help="recommend the fastest variant (with --bench) whose mean cosine (a cross-encoder's: mean "
                         "Spearman per query) reaches this")
+    p.add_argument("--min-worst-cosine", type=float, default=None,
+                   help="with --min-cosine, embedders: the worst text's cosine must reach this too (e.g. 0.98)")
     p.add_argument("--sentence-transformers", type=Path, default=None, metavar="MODEL_DIR",
                    help="embedders: measure every variant against sentence-transformers' encode of this original "
                         "(PyTorch) model folder instead of the FP32 folder")
@@ -209,6 +211,7 @@ def main(argv: list[str] | None = None) -> int:
                             bench_binary=args.bench_binary, rounds=args.rounds, bench_texts=args.bench_texts,
                             bench_batch_size=args.bench_batch_size, min_seconds=args.min_seconds,
                             threads=args.threads, min_cosine=args.min_cosine,
+                            min_worst_cosine=args.min_worst_cosine,
                             sentence_transformers=args.sentence_transformers)
             if args.json_out:
                 args.json_out.parent.mkdir(parents=True, exist_ok=True)

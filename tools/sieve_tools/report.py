@@ -222,7 +222,8 @@ def report(reference: Path, variants: list[Path], corpus: Path, *, kind: str = "
            limit: int = 2000, skip: int = 0, queries: int = 20, docs_per_query: int = 100, top_k: int = 10,
            bench: bool = False, bench_binary: Path | None = None, rounds: int = 3, bench_texts: int = 256,
            bench_batch_size: int = 32, min_seconds: float = 2.0, threads: int = 0,
-           min_cosine: float | None = None, sentence_transformers: Path | None = None) -> dict:
+           min_cosine: float | None = None, min_worst_cosine: float | None = None,
+           sentence_transformers: Path | None = None) -> dict:
     sieve = Path(sieve) if sieve else default_sieve()
     if not sieve.is_file():
         raise ToolError(f"{sieve}: the sieve binary was not found (--sieve PATH)")
@@ -289,7 +290,7 @@ def report(reference: Path, variants: list[Path], corpus: Path, *, kind: str = "
                batch_size=bench_batch_size, min_seconds=min_seconds, threads=threads, skip=skip,
                groups=groups if kind == CROSS_ENCODER else None, sieve=sieve)
     if min_cosine is not None:
-        result["recommendation"] = recommend(result, min_cosine)
+        result["recommendation"] = recommend(result, min_cosine, min_worst_cosine)
     result["seconds"] = round(time.time() - started, 1)
     return result
 
@@ -307,12 +308,20 @@ def st_embed(model: Path, texts: list[str], threads: int) -> np.ndarray:
     return np.asarray(vectors, dtype=np.float32)
 
 
-def recommend(result: dict, min_cosine: float) -> dict:
-    """The fastest variant whose mean cosine (a cross-encoder's: mean Spearman per query) reaches `min_cosine`;
-    without speed figures (--bench), the ones that reach it, smallest first."""
+def recommend(result: dict, min_cosine: float, min_worst: float | None = None) -> dict:
+    """The fastest variant whose mean cosine (a cross-encoder's: mean Spearman per query) reaches `min_cosine`
+    and, when given, whose worst text's cosine reaches `min_worst` (embedders); without speed figures (--bench),
+    the smallest of those."""
     key = "mean_cosine" if result["kind"] == EMBEDDER else "mean_spearman"
-    meets = [e for e in result["variants"] if (e.get("accuracy") or {}).get(key, -1) >= min_cosine]
-    out: dict = {"min_cosine": min_cosine, "measure": key, "meets": [e["name"] for e in meets]}
+
+    def good(e: dict) -> bool:
+        a = e.get("accuracy") or {}
+        worst_ok = min_worst is None or result["kind"] != EMBEDDER or a.get("min_cosine", -1) >= min_worst
+        return a.get(key, -1) >= min_cosine and worst_ok
+
+    meets = [e for e in result["variants"] if good(e)]
+    out: dict = {"min_cosine": min_cosine, "min_worst_cosine": min_worst, "measure": key,
+                 "meets": [e["name"] for e in meets]}
     if not meets:
         out["choice"] = None
         out["why"] = f"no variant reaches a {key.replace('_', ' ')} of {min_cosine}"

@@ -59,6 +59,9 @@ func TestEmbedOptionsMatchCLI(t *testing.T) {
 		{[]Option{WithDimensions(64)}, []string{"--dimensions", "64"}},
 		{[]Option{WithThreads(1), WithProviders("cpu"), WithStrictProviders()},
 			[]string{"--threads", "1", "--provider", "cpu", "--strict-providers"}},
+		// A plugin provider (OpenVINO's, which the set-up installs) through the C library.
+		{[]Option{WithThreads(1), WithProviders("openvino:precision=f32"), WithStrictProviders()},
+			[]string{"--threads", "1", "--provider", "openvino:precision=f32", "--strict-providers"}},
 	}
 	for _, c := range cases {
 		t.Run(fmt.Sprint(c.args), func(t *testing.T) {

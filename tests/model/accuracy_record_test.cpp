@@ -6,25 +6,16 @@
 #include <fstream>
 
 #include "sieve/error.hpp"
+#include "support/temp_folder.hpp"
 
 namespace sieve::model {
 namespace {
 
 namespace fs = std::filesystem;
 
-class AccuracyRecordFile : public ::testing::Test {
+class AccuracyRecordFile : public testing::TempFolderTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("sieve-accuracy-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  void write(const std::string& text) const {
-    std::ofstream(dir_ / kAccuracyRecordFile, std::ios::binary | std::ios::trunc) << text;
-  }
-  fs::path dir_;
+  void write(const std::string& text) const { write_file(kAccuracyRecordFile, text); }
 };
 
 TEST_F(AccuracyRecordFile, AbsentIsNoRecord) {

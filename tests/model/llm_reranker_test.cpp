@@ -5,25 +5,16 @@
 
 #include "model/llm_reranker.hpp"
 #include "sieve/error.hpp"
+#include "support/temp_folder.hpp"
 
 namespace sieve::model {
 namespace {
 
 namespace fs = std::filesystem;
 
-class LlmRerankerFile : public ::testing::Test {
+class LlmRerankerFile : public testing::TempFolderTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("sieve-llm-reranker-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  void write(const std::string& text) const {
-    std::ofstream(dir_ / kLlmRerankerFile, std::ios::binary | std::ios::trunc) << text;
-  }
-  fs::path dir_;
+  void write(const std::string& text) const { write_file(kLlmRerankerFile, text); }
 };
 
 TEST_F(LlmRerankerFile, AbsentIsNotAnLlmReranker) {

@@ -31,7 +31,7 @@ def test_every_figure_from_the_results_file(tmp_path):
     where = {"tokenizers": plots.section(sections, "Tokenizers"),
              "server": plots.section(sections, "HTTP server under load"),
              "search": plots.section(sections, "Local search"),
-             "cpu_peers": plots.section(sections, "Performance near the limit"),
+             "cpu_peers": plots.section(sections, "Precision tiers"),
              "int8": plots.section(sections, "Performance near the limit"),
              "latency": plots.section(sections, "Embedding: all-MiniLM-L6-v2")}
     for name, section in where.items():
@@ -47,6 +47,7 @@ def test_every_figure_from_the_results_file(tmp_path):
         assert name.replace("sentence-transformers__", "").replace("__", "/") in tokenizers, name
     peers = (tmp_path / "cpu_peers.svg").read_text(encoding="utf-8")
     assert peers.count("CTranslate2") >= 4 and peers.count("Sieve INT8") == 2
+    assert peers.count("Sieve, OpenVINO plugin, default precision") == 2
 
 
 def test_a_missing_section_is_named(tmp_path):

@@ -29,6 +29,7 @@ import onnxruntime as ort
 import pytest
 from tokenizers import Tokenizer
 
+import tier
 from conftest import ROOT, run_sieve
 
 sys.path.insert(0, str(ROOT / "tools"))
@@ -478,7 +479,7 @@ def test_report_embedder(variants, sources, tmp_path):
     out = tmp_path / "report.json"
     result = sieve_export("report", "--reference", str(src), str(same), str(q), "--corpus", str(corpus),
                           "--json", str(out), "--markdown", "--bench", "--rounds", "1", "--min-seconds", "0.1",
-                          "--bench-texts", "16")
+                          "--bench-texts", "16", "--min-cosine", "0.99999")
     assert "| variant |" in result.stdout.decode()
     rep = json.loads(out.read_text())
     ref_e, same_e, q_e = rep["variants"]
@@ -498,8 +499,31 @@ def test_report_embedder(variants, sources, tmp_path):
     for e in rep["variants"]:
         assert e["speed"]["sentences_per_second"] > 0 and e["speed"]["latency_p50_ms"] > 0
     assert ref_e["speed"]["throughput_vs_reference"] == 1.0
+    # The recommendation: the fastest variant that reaches --min-cosine (the INT8 one does not).
+    rec = rep["recommendation"]
+    assert rec["meets"] == [ref_e["name"], same_e["name"]]
+    fastest = max((ref_e, same_e), key=lambda e: e["speed"]["sentences_per_second"])
+    assert rec["choice"] == fastest["name"] and f"recommended at mean cosine >= 0.99999: {rec['choice']}" in \
+        result.stdout.decode()
 
 
+def test_recommend_picks_the_fastest_that_meets_both_bounds():
+    def entry(name, mean, worst, rate, size):
+        return {"name": name, "size_bytes": size, "accuracy": {"mean_cosine": mean, "min_cosine": worst},
+                "speed": {"sentences_per_second": rate}}
+    result = {"kind": "embedder", "variants": [entry("fp32", 1.0, 1.0, 10, 400), entry("bf16", 0.99998, 0.9997, 30, 400),
+                                               entry("int8", 0.995, 0.97, 50, 100)]}
+    assert report_mod.recommend(result, 0.99)["choice"] == "int8"
+    assert report_mod.recommend(result, 0.99, 0.98)["choice"] == "bf16"
+    assert report_mod.recommend(result, 0.9999, 0.9999)["choice"] == "fp32"
+    none = report_mod.recommend(result, 1.5)
+    assert none["choice"] is None and none["meets"] == [] and "no variant reaches" in none["why"]
+    for e in result["variants"]:
+        del e["speed"]
+    assert report_mod.recommend(result, 0.99)["choice"] == "int8"  # without --bench: the smallest
+
+
+@pytest.mark.skipif(not tier.FULL, reason="full tier (scripts/test.sh --full): the plugin's compile per variant")
 def test_report_runs_a_variant_on_a_provider_and_recommends_a_tier(sources, tmp_path):
     """FOLDER@openvino runs the folder on the OpenVINO plugin; the recommendation is the fastest variant that
     reaches --min-cosine, and none when none does."""

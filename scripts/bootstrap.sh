@@ -105,6 +105,18 @@ cmake --build "$build_dir"
 # CMake package): what the Go and Zig bindings and their tests build against.
 cmake --install "$build_dir" --prefix "$(cd "$build_dir" && pwd)/stage" >/dev/null
 
+# --- The Python package in .venv ---------------------------------------------
+# `import sieve` in .venv's Python: the package's files and the extension module
+# just built, linked into build/python/sieve, which a .pth file puts on the path.
+package="$build_dir/python/sieve"
+rm -rf "$package" && mkdir -p "$package"
+for f in bindings/python/sieve/*.py bindings/python/sieve/py.typed "$build_dir"/bindings/python/_sieve*.so \
+         "$build_dir"/bindings/python/_sieve.pyi; do
+  if [[ -e "$f" ]]; then ln -s "$(cd "$(dirname "$f")" && pwd)/$(basename "$f")" "$package/"; fi
+done
+site="$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+echo "$(cd "$build_dir/python" && pwd)" > "$site/sieve-checkout.pth"
+
 # --- Model folder -----------------------------------------------------------
 .venv/bin/python tools/export_minilm.py --out models/all-MiniLM-L6-v2
 log "ready: $build_dir/sieve, models/all-MiniLM-L6-v2"

@@ -78,7 +78,8 @@ std::unique_ptr<ProgressSink> make_stderr_progress(bool quiet);
 // $SIEVE_MODELS, else ~/.cache/sieve/models.
 std::filesystem::path default_models_root();
 
-// "org/name" for fp32, "org/name-variant" otherwise.
+// The repository's name without its owner: "name" for org/name at fp32, "name-variant" otherwise. (The server also
+// answers to "org/name" for a folder pulled from it.)
 std::string default_folder_name(std::string_view repo_id, std::string_view variant);
 
 // The ONNX exports of a repository at a revision (metadata only). Throws

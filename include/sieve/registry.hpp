@@ -52,6 +52,9 @@ struct RegistryOptions {
 // One model of the registry, as list() reports it.
 struct RegistryEntry {
   std::string name;  // path under the root, '/'-separated
+  // The hub repository `sieve pull` got the folder from ("org/name"), which names the model too; empty when the
+  // folder was not pulled.
+  std::string repository;
   ModelKind kind = ModelKind::kEmbedding;
   ModelType type = ModelType::kDense;  // what the model is; `kind` groups types by the loader that serves them
   // Embedding size; for a reranker, the number of labels (logits per pair).

@@ -3,6 +3,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace sieve {
 
@@ -30,5 +31,11 @@ std::string join(const Range& range, std::string_view separator, ToText to_text 
 // included, is kept. Newlines are kept only when `keep_newlines` (lines of
 // Sieve's own formatting).
 std::string escape_control(std::string_view text, bool keep_newlines = false);
+
+// The candidate closest to `word` by edit distance (insertions, deletions,
+// substitutions and swaps of two neighbours, case-insensitive), for "did you
+// mean" in error messages; empty when none is close (more than a third of the
+// word's length, at least 2, away).
+std::string closest_match(std::string_view word, const std::vector<std::string>& candidates);
 
 }  // namespace sieve

@@ -35,6 +35,11 @@ std::string bash_completion(const CLI::App& app);
 // "Examples:" at the end of a command's --help; each is a shell line that the
 // tests run.
 void add_examples(CLI::App& command, std::initializer_list<std::string> examples);
+// What is wrong with a command line the parser refused with `parser_message`: an unknown command or option
+// (with the closest known one: "did you mean"), a missing command (with the list), else the parser's message
+// with the --help that explains the command.
+std::string diagnose_command_line(const CLI::App& app, int argc, const char* const* argv,
+                                  const std::string& parser_message);
 // What `sieve --version` prints: Sieve's version, ONNX Runtime's and its providers.
 std::string version_text();
 // The plugin providers (plugin_providers()) as lines: each with its library, then its devices indented; and

@@ -93,7 +93,16 @@ WritableIndex open_writable(const IndexArgs& args) {
   std::string model_path = args.model.model;
   const std::filesystem::path folder = args.index;
   if (model_path.empty()) {
-    index = SearchIndex::open(folder);  // kNotFound explains that --model creates one
+    try {
+      index = SearchIndex::open(folder);
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::kNotFound) throw;
+      // A new index: it is made for the model given with --model.
+      throw Error(ErrorCode::kNotFound, "no search index in " + args.index +
+                                            " yet: a new index needs its embedding model, --model DIR (for example " +
+                                            "sieve index add --index " + args.index +
+                                            " --model models/all-MiniLM-L6-v2 FILES...)");
+    }
     model_path = index->model().path;
   }
   Embedder embedder = load_embedder(args.model, model_path);

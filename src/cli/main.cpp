@@ -33,7 +33,12 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    const bool asked = dynamic_cast<const CLI::CallForHelp*>(&e) != nullptr ||
+                       dynamic_cast<const CLI::CallForAllHelp*>(&e) != nullptr ||
+                       dynamic_cast<const CLI::CallForVersion*>(&e) != nullptr;
+    if (asked) return app.exit(e);
+    std::cerr << "sieve: error: " << sieve::cli::diagnose_command_line(app, argc, argv, e.what()) << '\n';
+    return e.get_exit_code();
   }
   try {
     sieve::set_log_level(log_level);

@@ -26,7 +26,10 @@ Action add_pull_command(CLI::App& app) {
   command->add_option("--variant", o.variant,
                       "ONNX export: fp32 (model.onnx) or X for model_X.onnx, e.g. qint8_avx512 (default: fp32)");
   command->add_option("--dest", o.dest, "Models root (default: $SIEVE_MODELS, else ~/.cache/sieve/models)");
-  command->add_option("--name", o.name, "Folder under the models root (default: org/name, or org/name-VARIANT)");
+  command->add_option(
+      "--name", o.name,
+      "Folder under the models root (default: the repository's name without its owner, e.g. all-MiniLM-L6-v2, "
+      "or all-MiniLM-L6-v2-VARIANT for a variant; the server answers to org/name too)");
   command->add_flag("--offline", o.offline,
                     "Use the folder already pulled, without any network access (also: HF_HUB_OFFLINE=1)");
   command->add_flag("--list-variants", args->list,

@@ -74,7 +74,8 @@ fs::path default_models_root() {
 }
 
 std::string default_folder_name(std::string_view repo_id, std::string_view variant) {
-  std::string name(repo_id);
+  // The repository's own name, without its owner: the name the docs and the server use.
+  std::string name(repo_id.substr(repo_id.rfind('/') == std::string_view::npos ? 0 : repo_id.rfind('/') + 1));
   if (!variant.empty() && variant != "fp32") {
     name += '-';
     name += variant;

@@ -6,12 +6,14 @@
 #include <string>
 #include <vector>
 
+#include "model/model_folder.hpp"
+
 namespace sieve::hub {
 
 // .sieve-pull.json in a pulled model folder: where it came from and what it
 // holds, so that a later pull can tell the folder is current, offline mode
 // can check it, and a folder the user made is never replaced.
-inline constexpr const char* kManifestName = ".sieve-pull.json";
+inline constexpr const char* kManifestName = model::kPullManifestName;
 
 struct ManifestFile {
   std::string path;    // in the model folder

@@ -226,4 +226,18 @@ ModelFolder read_model_folder(const fs::path& root) {
   return folder;
 }
 
+std::string pulled_repository(const std::filesystem::path& folder) {
+  std::ifstream in(folder / kPullManifestName, std::ios::binary);
+  if (!in) return {};
+  try {
+    const auto doc = nlohmann::json::parse(in);
+    std::string name = doc.at("repo").get<std::string>();
+    const std::string variant = doc.value("variant", std::string("fp32"));
+    if (!variant.empty() && variant != "fp32") name += "-" + variant;
+    return name;
+  } catch (const nlohmann::json::exception&) {
+    return {};
+  }
+}
+
 }  // namespace sieve::model

@@ -70,4 +70,10 @@ struct ModelFolder {
 // (or unsupported) and what to do.
 ModelFolder read_model_folder(const std::filesystem::path& root);
 
+// The file `sieve pull` leaves in a folder it made (src/hub/manifest.hpp).
+inline constexpr const char* kPullManifestName = ".sieve-pull.json";
+// The hub repository a pulled folder came from: "org/name", or "org/name-VARIANT" for a variant other than fp32,
+// as `sieve pull` names it; empty for a folder without a readable pull manifest.
+std::string pulled_repository(const std::filesystem::path& folder);
+
 }  // namespace sieve::model

@@ -3,6 +3,7 @@
 #include "logging.hpp"
 
 #include <algorithm>
+#include <fstream>
 #include <future>
 #include <map>
 #include <mutex>
@@ -77,6 +78,41 @@ bool is_model_folder(const fs::path& dir) {
          (fs::is_regular_file(dir / "model.onnx", ec) || fs::is_regular_file(dir / "onnx/model.onnx", ec));
 }
 
+// Hugging Face's cache keeps the repository org/name as models--org--name/, each revision a folder
+// snapshots/COMMIT/ (its files links into ../../blobs/) and refs/main naming the main branch's commit.
+constexpr std::string_view kHubCachePrefix = "models--";
+
+// "org/name" for a cache folder "models--org--name"; empty for any other folder.
+std::string hub_cache_name(std::string_view leaf) {
+  if (!leaf.starts_with(kHubCachePrefix) || leaf.size() == kHubCachePrefix.size()) return {};
+  std::string name(leaf.substr(kHubCachePrefix.size()));
+  for (std::size_t at = name.find("--"); at != std::string::npos; at = name.find("--", at + 1))
+    name.replace(at, 2, "/");
+  return name;
+}
+
+// The snapshot of a cache folder to serve: the one refs/main names, else the most recently modified one that is a
+// model folder.
+std::optional<fs::path> hub_cache_snapshot(const fs::path& repo) {
+  std::error_code ec;
+  std::ifstream ref(repo / "refs" / "main");
+  std::string commit;
+  if (ref >> commit && commit.find('/') == std::string::npos && commit.find("..") == std::string::npos) {
+    if (const fs::path named = repo / "snapshots" / commit; is_model_folder(named)) return named;
+  }
+  std::optional<fs::path> newest;
+  fs::file_time_type newest_time;
+  for (fs::directory_iterator it(repo / "snapshots", ec), end; !ec && it != end; it.increment(ec)) {
+    if (!is_model_folder(it->path())) continue;
+    const auto when = fs::last_write_time(it->path(), ec);
+    if (!newest || when > newest_time) {
+      newest = it->path();
+      newest_time = when;
+    }
+  }
+  return newest;
+}
+
 // Model folders below `dir`, by name; a model folder is not searched further.
 // The depth bound also stops symbolic-link loops.
 void find_models(const fs::path& dir, const std::string& prefix, int depth, std::vector<std::string>& names) {
@@ -89,6 +125,10 @@ void find_models(const fs::path& dir, const std::string& prefix, int depth, std:
     if (leaf.empty() || leaf.front() == '.' || !fs::is_directory(child, ec)) continue;
     std::string name = prefix;
     if (!name.empty()) name += '/';
+    if (const std::string cached = hub_cache_name(leaf); !cached.empty()) {
+      if (hub_cache_snapshot(child)) names.push_back(name + cached);
+      continue;
+    }
     name += leaf;
     if (is_model_folder(child)) {
       names.push_back(name);
@@ -235,6 +275,7 @@ struct ModelRegistry::Impl {
   RegistryEntry describe(std::string_view name, const fs::path& folder) const {
     RegistryEntry entry;
     entry.name = std::string(name);
+    entry.repository = model::pulled_repository(folder);
     const Description d = describe_folder(folder, options);
     entry.kind = d.kind;
     entry.type = d.spec.kind;
@@ -303,17 +344,34 @@ fs::path ModelRegistry::resolve(std::string_view name) const {
     if (part == ".") throw Error(ErrorCode::kInvalidArgument, quoted(name) + " contains a \".\" part");
     start = slash + 1;
   }
-  const fs::path folder = impl_->root / fs::path(name);
+  fs::path folder = impl_->root / fs::path(name);
   std::error_code ec;
+  if (!fs::exists(folder, ec)) {
+    // A repository in Hugging Face's cache layout (models--org--name/snapshots/...), named org/name (or name).
+    const fs::path path(name);
+    for (const auto& [parent, repo] :
+         {std::pair{path.parent_path().parent_path(), path.parent_path().filename() / path.filename()},
+          std::pair{path.parent_path(), path.filename()}}) {
+      if (repo.empty() || repo.begin()->empty()) continue;
+      std::string leaf(kHubCachePrefix);
+      for (const auto& part : repo) leaf += (leaf.size() > kHubCachePrefix.size() ? "--" : "") + part.string();
+      if (auto snapshot = hub_cache_snapshot(impl_->root / parent / leaf)) {
+        folder = *snapshot;
+        break;
+      }
+    }
+  }
   if (!fs::exists(folder, ec)) {
     throw Error(ErrorCode::kNotFound, quoted(name) + " not found: no folder " + folder.string());
   }
   fs::path real = fs::canonical(folder, ec);
   if (ec) throw Error(ErrorCode::kNotFound, quoted(name) + ": cannot resolve " + folder.string() + ": " + ec.message());
-  if (!inside(real, impl_->canonical_root)) {
+  // A symbolic link may lead out of the root only to a model folder (a link to a model kept elsewhere, as
+  // Hugging Face's cache links its files): names can never reach anything else through one.
+  if (!inside(real, impl_->canonical_root) && !is_model_folder(real)) {
     throw Error(ErrorCode::kInvalidArgument, quoted(name) + " resolves to " + real.string() +
                                                  " through a symbolic link, outside the models root " +
-                                                 impl_->canonical_root.string());
+                                                 impl_->canonical_root.string() + ", and that is not a model folder");
   }
   if (!fs::is_directory(real, ec))
     throw Error(ErrorCode::kNotFound, quoted(name) + ": " + folder.string() + " is not a folder");

@@ -28,8 +28,12 @@ const char* tei_type(int status) {
 
 }  // namespace
 
-HttpError to_http_error(const Error& error, const std::string& param) {
+HttpError to_http_error(const Error& error, const std::string& param, std::string_view how_to_truncate) {
   std::string message = error.message();
+  constexpr std::string_view kGenericHint = "(ask for truncation to cut it)";
+  if (const std::size_t at = message.find(kGenericHint); at != std::string::npos && !how_to_truncate.empty()) {
+    message.replace(at, kGenericHint.size(), "(" + std::string(how_to_truncate) + ")");
+  }
   if (error.input_index()) message = "input " + std::to_string(*error.input_index()) + ": " + message;
   switch (error.code()) {
     case ErrorCode::kInvalidInput: return {422, message, param};
@@ -62,7 +66,8 @@ nlohmann::json error_body(ApiStyle style, const HttpError& error) {
       return {{"jsonrpc", "2.0"},
               {"id", nullptr},
               {"error", {{"code", error.status() < 500 ? -32600 : -32603}, {"message", error.what()}}}};
-    case ApiStyle::kPlain: break;
+    case ApiStyle::kPlain:
+    case ApiStyle::kOllama: break;
   }
   return {{"error", error.what()}};
 }

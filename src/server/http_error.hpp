@@ -4,6 +4,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -18,6 +19,7 @@ enum class ApiStyle {
   kTei,      // {"error": "...", "error_type": "Validation" | ...}
   kCohere,   // {"message": "..."}
   kPlain,    // {"error": "..."}: health, readiness, metrics
+  kOllama,   // {"error": "..."}: Ollama's API (/api/...)
   kJsonRpc,  // {"jsonrpc": "2.0", "id": null, "error": {"code", "message"}}: the MCP endpoint
 };
 
@@ -38,7 +40,9 @@ class HttpError : public std::runtime_error {
 
 // A library error as the HTTP error it stands for: bad input 422 (naming
 // the input's index), bad option 400, overload 429, timeout 503, runtime 500.
-HttpError to_http_error(const Error& error, const std::string& param);
+// `how_to_truncate`, when given, replaces the generic hint of an over-long input ("ask for truncation") with what
+// fixes it in the route's API (its field, or the server's --auto-truncate).
+HttpError to_http_error(const Error& error, const std::string& param, std::string_view how_to_truncate = {});
 
 // The body of an error response in `style`.
 nlohmann::json error_body(ApiStyle style, const HttpError& error);

@@ -34,6 +34,7 @@
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "sieve/error.hpp"
@@ -668,7 +669,9 @@ HttpServer::~HttpServer() {
   impl_->pool.stop();
 }
 
-int HttpServer::listen(const std::string& host, int port) {
+BoundSocket BoundSocket::bind(const std::string& host, int port) {
+  const std::string where = host + ":" + std::to_string(port);
+  asio::io_context io;
   beast::error_code ec;
   tcp::endpoint endpoint;
   const auto address = asio::ip::make_address(host, ec);
@@ -676,23 +679,60 @@ int HttpServer::listen(const std::string& host, int port) {
     endpoint = tcp::endpoint(address, static_cast<unsigned short>(port));
   } else {
     // A host name: its first address.
-    tcp::resolver resolver(impl_->io);
+    tcp::resolver resolver(io);
     const auto found = resolver.resolve(host, std::to_string(port), ec);
-    if (ec || found.empty()) return -1;
+    if (ec || found.empty()) {
+      throw Error(ErrorCode::kInvalidArgument, "cannot listen on " + where + ": the host name does not resolve (" +
+                                                   (ec ? ec.message() : std::string("no address")) + "); see --host");
+    }
     endpoint = found.begin()->endpoint();
   }
-  tcp::acceptor& acceptor = impl_->acceptor;
+  tcp::acceptor acceptor(io);
   acceptor.open(endpoint.protocol(), ec);
   if (!ec) acceptor.set_option(asio::socket_base::reuse_address(true), ec);
   if (!ec) acceptor.bind(endpoint, ec);
   // A burst of clients connecting at once must not overflow the backlog.
   if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
   if (ec) {
-    beast::error_code ignored;
-    acceptor.close(ignored);
-    return -1;
+    std::string why = ec.message();
+    if (ec == asio::error::address_in_use) {
+      why = "the port is in use by another program; choose another with --port, or stop the other server";
+    } else if (ec == boost::system::errc::address_not_available) {
+      why = "not an address of this machine; see --host";
+    } else if (ec == asio::error::access_denied) {
+      why = "permission denied (ports under 1024 need privileges); choose another with --port";
+    }
+    throw Error(ErrorCode::kRuntime, "cannot listen on " + where + ": " + why);
   }
-  return acceptor.local_endpoint().port();
+  const int bound_port = acceptor.local_endpoint(ec).port();
+  const bool ipv6 = endpoint.protocol() == tcp::v6();
+  return {acceptor.release(), bound_port, ipv6};
+}
+
+BoundSocket::BoundSocket(BoundSocket&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)), port_(other.port_), ipv6_(other.ipv6_) {}
+
+BoundSocket& BoundSocket::operator=(BoundSocket&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = std::exchange(other.fd_, -1);
+    port_ = other.port_;
+    ipv6_ = other.ipv6_;
+  }
+  return *this;
+}
+
+BoundSocket::~BoundSocket() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+int HttpServer::listen(BoundSocket socket) {
+  beast::error_code ec;
+  impl_->acceptor.assign(socket.ipv6_ ? tcp::v6() : tcp::v4(), socket.fd_, ec);
+  if (ec)
+    throw Error(ErrorCode::kRuntime, "cannot serve on port " + std::to_string(socket.port_) + ": " + ec.message());
+  socket.fd_ = -1;  // the acceptor's now
+  return socket.port_;
 }
 
 void HttpServer::start() {

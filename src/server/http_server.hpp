@@ -59,6 +59,31 @@ struct HttpCounters {
   std::uint64_t timed_out = 0;  // connections closed for a head, body or write over its deadline
 };
 
+// A socket bound to an address and listening, made before anything slow
+// (the models loading) so that an address in use is an error at once and no
+// client is refused while they load: connections wait in the backlog.
+// HttpServer::listen takes it over; until then it owns the socket.
+class BoundSocket {
+ public:
+  // Binds host:port (port 0: any free one) and listens. Throws sieve::Error
+  // with the reason when it cannot (address in use, not an address of this
+  // machine, a host name that does not resolve).
+  static BoundSocket bind(const std::string& host, int port);
+  BoundSocket(BoundSocket&& other) noexcept;
+  BoundSocket& operator=(BoundSocket&& other) noexcept;
+  BoundSocket(const BoundSocket&) = delete;
+  BoundSocket& operator=(const BoundSocket&) = delete;
+  ~BoundSocket();
+  [[nodiscard]] int port() const noexcept { return port_; }
+
+ private:
+  friend class HttpServer;
+  BoundSocket(int fd, int port, bool ipv6) : fd_(fd), port_(port), ipv6_(ipv6) {}
+  int fd_ = -1;
+  int port_ = 0;
+  bool ipv6_ = false;
+};
+
 // An HTTP/1.1 server for hostile traffic: one network thread multiplexes
 // every connection (a slow client costs a socket and a small buffer, not a
 // thread), heads and bodies are read with size limits and deadlines, the
@@ -72,9 +97,8 @@ class HttpServer {
   HttpServer& operator=(const HttpServer&) = delete;
   ~HttpServer();
 
-  // Binds host:port (port 0: any free one) and listens; returns the port.
-  // Throws sieve::Error when the address cannot be bound.
-  int listen(const std::string& host, int port);
+  // Serves on `socket` (see BoundSocket); returns its port.
+  int listen(BoundSocket socket);
   // Starts the network thread and the handler threads.
   void start();
   // Stops accepting, closes every connection that has not sent a complete

@@ -16,6 +16,7 @@ ApiStyle style_of(const std::string& path) {
   if (path == "/v1/rerank") return ApiStyle::kCohere;
   if (path == "/mcp") return ApiStyle::kJsonRpc;
   if (path.rfind("/v1/", 0) == 0) return ApiStyle::kOpenAI;
+  if (path.rfind("/api/", 0) == 0) return ApiStyle::kOllama;
   if (path == "/embed" || path == "/embed_sparse" || path == "/embed_all" || path == "/rerank" || path == "/predict" ||
       path == "/tokenize" || path == "/decode" || path == "/info") {
     return ApiStyle::kTei;

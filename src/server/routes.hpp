@@ -3,6 +3,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -40,6 +41,13 @@ struct ServerState {
 void add_openai_routes(Router& http, ServerState& state);
 void add_tei_routes(Router& http, ServerState& state);
 void add_cohere_routes(Router& http, ServerState& state);
+// Ollama's embedding API (/api/embed, /api/embeddings, /api/tags, /api/show, /api/ps, /api/version) and
+// /api/rerank, Sieve's extension of it.
+void add_ollama_routes(Router& http, ServerState& state);
+// Cohere's rerank of `body` (query, documents, top_n, return_documents) with the reranker `model` (unset: the first
+// served), also what Ollama's /api/rerank answers.
+nlohmann::json rerank_documents(ServerState& state, const Request& req, const nlohmann::json& body,
+                                const std::optional<std::string>& model);
 // /health, /ready, /metrics.
 void add_operations_routes(Router& http, ServerState& state);
 // POST /v1/search, GET /v1/indexes, GET /v1/indexes/{name}.

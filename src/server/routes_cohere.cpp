@@ -42,10 +42,15 @@ std::vector<std::string> read_documents(const json& body, std::size_t max_inputs
   return documents;
 }
 
-json rerank(ServerState& state, const Request& req) {
+}  // namespace cohere_routes
+}  // namespace
+
+nlohmann::json rerank_documents(ServerState& state, const Request& req, const nlohmann::json& body,
+                                const std::optional<std::string>& model_name) {
+  using namespace cohere_routes;
+  using nlohmann::json;
   static std::atomic<std::uint64_t> counter{0};
-  const json body = parse_object(req.body);
-  const ServedModel& model = state.models.reranker(optional_string(body, "model"));
+  const ServedModel& model = state.models.reranker(model_name);
   const std::string query = required_string(body, "query");
   const std::vector<std::string> documents = read_documents(body, state.options.max_inputs);
   const auto top_n = optional_int(body, "top_n", 1, std::numeric_limits<std::int32_t>::max());
@@ -84,13 +89,11 @@ json rerank(ServerState& state, const Request& req) {
           {"meta", {{"api_version", {{"version", "2"}}}, {"billed_units", {{"search_units", 1}}}}}};
 }
 
-}  // namespace cohere_routes
-}  // namespace
-
 void add_cohere_routes(Router& http, ServerState& state) {
-  using namespace cohere_routes;
-  add_route(http, state, "POST", "/v1/rerank", ApiStyle::kCohere,
-            [&state](const Request& req) { return rerank(state, req); });
+  add_route(http, state, "POST", "/v1/rerank", ApiStyle::kCohere, [&state](const Request& req) {
+    const nlohmann::json body = parse_object(req.body);
+    return rerank_documents(state, req, body, optional_string(body, "model"));
+  });
 }
 
 }  // namespace sieve::server

@@ -57,7 +57,11 @@ std::string embeddings(ServerState& state, const Request& req) {
       encoded = service.encode(views, options);
     }
   } catch (const Error& e) {
-    throw to_http_error(e, "input");
+    throw to_http_error(e, "input",
+                        state.options.auto_truncate
+                            ? std::string_view{}
+                            : "the OpenAI API has no field to ask for truncation: shorten the input, or start the "
+                              "server with --auto-truncate to cut inputs at the model's maximum");
   }
   std::size_t tokens = 0;
   for (const EncodedText& e : encoded) tokens += e.encoding.size();

@@ -21,6 +21,9 @@ using nlohmann::json;
 // The least bytes a float takes in an answer ("0.1234567," and the like are longer).
 constexpr std::size_t kMinBytesPerFloat = 8;
 
+constexpr std::string_view kHowToTruncate =
+    "send \"truncate\": true to cut it at the model's maximum, or start the server with --auto-truncate";
+
 bool truncation_of(const ServerState& state, const json& body) {
   return optional_bool(body, "truncate").value_or(state.options.auto_truncate);
 }
@@ -44,7 +47,7 @@ std::vector<EncodedText> encode_inputs(ServerState& state, const json& body, con
       encoded = service.encode(views, options);
     }
   } catch (const Error& e) {
-    throw to_http_error(e, "inputs");
+    throw to_http_error(e, "inputs", kHowToTruncate);
   }
   return encoded;
 }
@@ -167,7 +170,7 @@ json rerank(ServerState& state, const Request& req) {
       const TokenizeTimer timer(state.metrics);
       pairs = model.reranker->encode(query, views, truncation_of(state, body));
     } catch (const Error& e) {
-      throw to_http_error(e, "texts");
+      throw to_http_error(e, "texts", kHowToTruncate);
     }
     scores = model.reranker->score(std::move(pairs), raw, state.deadline(), ServerState::client_gone(req));
   }

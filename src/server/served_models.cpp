@@ -3,10 +3,12 @@
 #include "model/model_spec.hpp"
 
 #include <chrono>
+#include <functional>
 
 #include "server/http_error.hpp"
 #include "server/metrics.hpp"
 #include "sieve/logging.hpp"
+#include "sieve/text.hpp"
 
 namespace sieve::server {
 
@@ -81,6 +83,7 @@ ServedModels::ServedModels(ModelRegistry& registry, const std::vector<std::strin
     ServedModel model;
     model.name = name;
     const RegistryEntry entry = registry.describe(name);
+    model.repository = entry.repository;
     model.kind = entry.kind;
     model.type = entry.type;
     const auto observe = [&metrics, name](const BatchReport& report) { metrics.observe_batch(name, report); };
@@ -122,6 +125,25 @@ std::string serving_routes(const ServedModel& m) {
   return std::string(" (") + model::kind_noun(m.type) + ": it serves " + routes + ")";
 }
 
+// A 404 for a name no served model has, with the closest name of those `eligible` ("did you mean"), else the list
+// of them (`noun`: what they are).
+[[noreturn]] void not_found(const std::vector<ServedModel>& models, const std::string& name,
+                            const std::function<bool(const ServedModel&)>& eligible, const std::string& noun) {
+  std::vector<std::string> names;
+  for (const ServedModel& m : models) {
+    if (!eligible(m)) continue;
+    names.push_back(m.name);
+    if (!m.repository.empty()) names.push_back(m.repository);
+  }
+  std::string message = "the model `" + name + "` does not exist";
+  if (const std::string near = closest_match(name, names); !near.empty()) {
+    message += "; did you mean `" + near + "`?";
+  } else if (!names.empty()) {
+    message += "; " + noun + "s served here: " + join(names, ", ");
+  }
+  throw HttpError(404, message, "model", "model_not_found");
+}
+
 }  // namespace
 
 const ServedModel& ServedModels::find(const std::optional<std::string>& name, Role role) const {
@@ -142,8 +164,16 @@ const ServedModel& ServedModels::find(const std::optional<std::string>& name, Ro
     const char* what = role == Role::kReranker ? "reranking" : role == Role::kSparse ? "sparse embedding" : "embedding";
     throw HttpError(404, std::string("no ") + what + " model is served", "model", "model_not_found");
   }
+  const ServedModel* named = nullptr;
   for (const ServedModel& m : models_) {
-    if (m.name != *name) continue;
+    if (m.name == *name) named = &m;
+  }
+  // A pulled folder answers to its repository too, unless another folder has that name.
+  for (const ServedModel& m : models_) {
+    if (named == nullptr && !m.repository.empty() && m.repository == *name) named = &m;
+  }
+  for (const ServedModel& m : models_) {
+    if (&m != named) continue;
     if (!serves(m, role)) {
       throw HttpError(
           400, "the model `" + *name + "` is " + described(role_of(m)) + ", not " + described(role) + serving_routes(m),
@@ -151,7 +181,9 @@ const ServedModel& ServedModels::find(const std::optional<std::string>& name, Ro
     }
     return m;
   }
-  throw HttpError(404, "the model `" + *name + "` does not exist", "model", "model_not_found");
+  const std::string noun = described(role);
+  not_found(
+      models_, *name, [&](const ServedModel& m) { return serves(m, role); }, noun.substr(noun.find(' ') + 1));
 }
 
 const ServedModel& ServedModels::embedding(const std::optional<std::string>& name) const {
@@ -190,7 +222,11 @@ const ServedModel& ServedModels::any(const std::optional<std::string>& name) con
   for (const ServedModel& m : models_) {
     if (m.name == *name) return m;
   }
-  throw HttpError(404, "the model `" + *name + "` does not exist", "model", "model_not_found");
+  for (const ServedModel& m : models_) {
+    if (!m.repository.empty() && m.repository == *name) return m;
+  }
+  not_found(
+      models_, *name, [](const ServedModel&) { return true; }, "model");
 }
 
 std::size_t ServedModels::queued() const {

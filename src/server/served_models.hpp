@@ -24,6 +24,7 @@ struct MaxSimScores {
 // One model the server answers for, loaded at start-up.
 struct ServedModel {
   std::string name;
+  std::string repository;  // the hub repository a pulled folder came from, which names it too (or empty)
   ModelKind kind = ModelKind::kEmbedding;
   ModelType type = ModelType::kDense;           // what the model is: the routes it serves follow from it
   std::shared_ptr<EmbeddingService> embedding;  // set for the embedding kinds

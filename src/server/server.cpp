@@ -46,6 +46,9 @@ int serve(const ServerOptions& options) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
+  // The port first: one in use is an error before any model loads, and clients that connect while they load
+  // wait in the backlog.
+  BoundSocket socket = BoundSocket::bind(options.host, options.port);
   ModelRegistry registry(options.models_root, options.registry);
   Metrics metrics;
   ServedModels models(registry, options.models, options.scheduling, metrics);
@@ -75,6 +78,7 @@ int serve(const ServerOptions& options) {
   add_openai_routes(router, state);
   add_tei_routes(router, state);
   add_cohere_routes(router, state);
+  add_ollama_routes(router, state);
   add_operations_routes(router, state);
   add_search_routes(router, state, indexes);
   add_document_routes(router, state, indexes);
@@ -93,11 +97,7 @@ int serve(const ServerOptions& options) {
 
   HttpServer http(options.http, router);
   state.http = &http;
-  const int port = http.listen(options.host, options.port);
-  if (port < 0) {
-    throw Error(ErrorCode::kRuntime, "cannot listen on " + listening_text(options, options.port) +
-                                         " (address in use, or not an address of this machine)");
-  }
+  const int port = http.listen(std::move(socket));
   if (options.host != "127.0.0.1" && options.host != "::1" && options.host != "localhost") {
     log_warn("listening on " + options.host + ", not only on loopback" +
              (state.keys.enabled() ? "" : ", and without API keys"));

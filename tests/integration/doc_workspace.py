@@ -107,6 +107,12 @@ class Workspace:
         self.servers: dict[int, subprocess.Popen] = {}  # by port
         self.logs: list[Path] = []
 
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
     def run(self, command: str, timeout: int = 300) -> subprocess.CompletedProcess:
         """Runs `command` in bash; a failure or an error message raises. No
         pipefail: in `curl ... | head -c 60` curl fails by design when head
@@ -159,3 +165,41 @@ class Workspace:
     def close(self) -> None:
         self.stop_servers()
         self.hub.close()
+
+
+class Checkout(Workspace):
+    """The README's tour runs here: a copy of the repository as the set-up leaves it, nothing prepared. Its
+    top-level files and folders are links to this checkout's (build/, .venv/, docs/ ...), except models/,
+    which holds only the set-up's models/all-MiniLM-L6-v2, so that what the tour writes (a pulled model, an
+    index, vectors.npy) lands in the copy. Nothing is on PATH but the system's (the tour adds build/ and
+    activates .venv itself); HOME is a scratch folder and the hub is the stand-in, serving
+    cross-encoder/ms-marco-MiniLM-L-6-v2 (the cross-encoder fixture)."""
+
+    def __init__(self, tmp: Path):  # pylint: disable=super-init-not-called
+        self.root = tmp
+        self.cwd = tmp / "work"
+        self.cwd.mkdir()
+        for entry in ROOT.iterdir():
+            if entry.name not in (".git", "models"):
+                (self.cwd / entry.name).symlink_to(entry)
+        (self.cwd / "models").mkdir()
+        (self.cwd / "models" / "all-MiniLM-L6-v2").symlink_to(MODEL.resolve())
+        home = tmp / "home"
+        home.mkdir()
+        self.hub = MockHub()
+        self.hub.add_commit("cross-encoder/ms-marco-MiniLM-L-6-v2", {
+            ("onnx/model.onnx" if p.name == "model.onnx" else p.relative_to(CROSS_ENCODER).as_posix()): p.read_bytes()
+            for p in sorted(CROSS_ENCODER.rglob("*")) if p.is_file() and p.name != "reference.json"})
+        self.env = {k: v for k, v in os.environ.items()
+                    if not k.startswith(("HF_", "HUGGING", "SIEVE_MODELS", "VIRTUAL_ENV", "PYTHON"))}
+        system_path = [d for d in self.env["PATH"].split(":") if d and not d.startswith(str(ROOT))
+                       and "venv" not in d]
+        self.env.update(PATH=":".join(system_path), HOME=str(home), HF_ENDPOINT=self.hub.url, SIEVE_PULL_TIMEOUT="5")
+        self.shell = Shell(self.cwd, self.env, tmp / "shell")
+        self.servers = {}
+        self.logs = []
+
+
+def for_page(page: Path, tmp: Path) -> Workspace:
+    """The README's tour runs in a copy of the checkout; the other pages in the workspace laid out above."""
+    return Checkout(tmp) if page.name == "README.md" else Workspace(tmp)

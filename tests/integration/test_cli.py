@@ -116,14 +116,17 @@ def test_tokenize_output_shape():
 
 def test_info_lists_a_models_root_with_kinds(tmp_path):
     """sieve info --models: the registry's listing, kinds detected from
-    config.json and the ONNX outputs; a folder linking out of the root is
-    not served."""
+    config.json and the ONNX outputs; links out of the root lead to model
+    folders (one linked, or those of a linked folder of models), as in
+    Hugging Face's cache (names that reach anything else are refused: the
+    registry's unit tests)."""
     fixtures = Path(os.environ.get("SIEVE_FIXTURES_DIR", ROOT / "build" / "fixtures"))
     for name in ("tiny-bert-tokens", "tiny-bert-pooled", "cross-encoder-tiny-3labels"):
         if not (fixtures / name).is_dir():
             pytest.fail(f"fixture {fixtures / name} missing: run tools/make_fixtures.py and tools/make_cross_encoder.py")
         shutil.copytree(fixtures / name, tmp_path / "root" / "org" / name)
-    (tmp_path / "root" / "escape").symlink_to(fixtures / "tiny-bert-tokens", target_is_directory=True)
+    (tmp_path / "root" / "linked").symlink_to(fixtures / "tiny-bert-tokens", target_is_directory=True)
+    (tmp_path / "root" / "escape").symlink_to(fixtures, target_is_directory=True)  # a folder of models
     for extra in ([], ["--no-load"]):
         doc = json.loads(run_sieve("info", "--models", str(tmp_path / "root"), "--json", *extra).stdout)
         models = {m["name"]: m for m in doc["models"]}
@@ -132,7 +135,8 @@ def test_info_lists_a_models_root_with_kinds(tmp_path):
         assert models["org/cross-encoder-tiny-3labels"]["kind"] == "reranker"
         assert models["org/cross-encoder-tiny-3labels"]["dimension"] == 3
         assert all(m.get("providers", ["cpu"])[-1] == "cpu" for m in models.values() if "error" not in m)
-        assert "dimension" not in models.get("escape", {})
+        assert models["linked"]["kind"] == "embedding" and models["linked"]["dimension"] == 32
+        assert models["escape/tiny-bert-tokens"]["kind"] == "embedding" and "error" not in models["escape/tiny-bert-tokens"]
 
 
 def test_texts_given_as_arguments_are_taken_as_typed():
@@ -299,3 +303,39 @@ def test_token_ids_are_checked_against_config_where_the_graph_does_not_tell(tmp_
     del config["vocab_size"]
     (folder / "config.json").write_text(json.dumps(config))
     run_sieve("embed", "--model", str(folder), "x")  # nothing tells: nothing is checked
+
+
+@pytest.mark.parametrize("args, fragments", [
+    (["serach", "--index", "x", "q"], ['unknown command "serach" for sieve;', 'did you mean "search"?']),
+    (["index", "ad", "x"], ['unknown command "ad" for sieve index;', 'did you mean "add"?']),
+    (["embed", "--modle", "m", "x"], ["unknown option --modle for sieve embed;", "did you mean --model?",
+                                      "sieve embed --help"]),
+    (["embed", "--model=m", "--batchsize=3", "x"], ["unknown option --batchsize for sieve embed;",
+                                                     "did you mean --batch-size?"]),
+    (["index", "add", "--index", "i", "--modle", "m", "f"], ["unknown option --modle for sieve index add;",
+                                                             "did you mean --model?"]),
+    (["frobnicate"], ['unknown command "frobnicate" for sieve; the commands are embed, ']),
+    ([], ["sieve needs a command: embed, "]),
+    (["index"], ["sieve index needs a command: add, "]),
+])
+def test_mistakes_get_an_answer_that_helps(args, fragments):
+    """An unknown command or option is named, with the closest known one; a missing command lists them."""
+    assert_clean_error(run_sieve(*args, check=False), *fragments)
+
+
+def test_a_new_index_without_a_model_says_how_to_make_one(tmp_path):
+    (tmp_path / "a.txt").write_text("text\n")
+    assert_clean_error(run_sieve("index", "add", "--index", str(tmp_path / "new.idx"), str(tmp_path / "a.txt"),
+                                 check=False),
+                       f"no search index in {tmp_path / 'new.idx'} yet", "--model DIR")
+
+
+def test_a_port_in_use_is_an_error_before_any_model_loads(tmp_path):
+    """The port is bound first: with a models root that does not exist either, the port is what is reported."""
+    import socket
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = run_sieve("serve", "--models", str(tmp_path / "missing"), "--port", str(port), check=False)
+    assert_clean_error(result, f"cannot listen on 127.0.0.1:{port}: the port is in use", "--port")

@@ -159,7 +159,7 @@ def test_every_marked_example_runs_as_shown(page, tmp_path):
     page; a server without --port gets the page's (its default is 8080). A
     server started on a port a page's server already listens on replaces it."""
     blocks = [b for b in parse(page) if not b.in_repo and (tier.FULL or not b.full_only)]
-    work = doc_workspace.Workspace(tmp_path)
+    work = doc_workspace.for_page(page, tmp_path)
     ports = {"8080": doc_workspace.free_port(), "8081": doc_workspace.free_port()}
     pattern = re.compile("|".join(ports))
 

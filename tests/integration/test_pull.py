@@ -105,7 +105,7 @@ def test_pull_fp32_is_byte_identical_and_embeds_the_same(hub, env, tmp_path):
     commit = hub.add_commit("org/tiny", files)
     dest = tmp_path / "models"
     result = pull(env, "org/tiny", "--dest", str(dest))
-    folder = dest / "org" / "tiny"
+    folder = dest / "tiny"
     assert result.stdout == f"{folder}\n"
     assert_same_files(folder, expected_folder(files))
     manifest = json.loads((folder / ".sieve-pull.json").read_text())
@@ -124,7 +124,7 @@ def test_pull_a_quantized_variant(hub, env, tmp_path):
     hub.add_commit("org/tiny", files)
     dest = tmp_path / "models"
     result = pull(env, "org/tiny", "--variant", "qint8_avx512", "--dest", str(dest))
-    folder = dest / "org" / "tiny-qint8_avx512"
+    folder = dest / "tiny-qint8_avx512"
     assert result.stdout.strip() == str(folder)
     assert_same_files(folder, expected_folder(files, "onnx/model_qint8_avx512.onnx"))
     source = tmp_path / "source"
@@ -177,7 +177,7 @@ def test_resume_after_a_cut_connection(hub, env, tmp_path):
     assert "range" not in cdn[0].headers
     start = int(cdn[1].headers["range"].removeprefix("bytes=").rstrip("-"))
     assert 0 < start <= cut  # what had reached the disk was not fetched again
-    assert_same_files(tmp_path / "models" / "org" / "tiny", expected_folder(files))
+    assert_same_files(tmp_path / "models" / "tiny", expected_folder(files))
 
 
 def test_a_part_left_by_an_earlier_run_is_resumed(hub, env, tmp_path):
@@ -189,7 +189,7 @@ def test_a_part_left_by_an_earlier_run_is_resumed(hub, env, tmp_path):
     env = dict(env, SIEVE_PULL_TIMEOUT="1")
     first = pull(env, "org/tiny", "--dest", str(dest), check=False, timeout=60)
     assert "partial download is kept" in error_line(first)
-    assert not (dest / "org" / "tiny").exists()
+    assert not (dest / "tiny").exists()
     staging = dest / ".sieve-pull" / f"org~tiny@{commit}@fp32"
     assert (staging / "tokenizer.json").exists()  # verified in the first run
     hub.faults.stall.clear()
@@ -201,7 +201,7 @@ def test_a_part_left_by_an_earlier_run_is_resumed(hub, env, tmp_path):
     assert len(hub.requests_for("tokenizer.json")) == before
     last = [r for r in hub.requests if r.server == "cdn"][-1]
     assert last.headers["range"] == "bytes=1000000-"
-    assert_same_files(dest / "org" / "tiny", expected_folder(files))
+    assert_same_files(dest / "tiny", expected_folder(files))
 
 
 def test_checksum_mismatch(hub, env, tmp_path):
@@ -211,7 +211,7 @@ def test_checksum_mismatch(hub, env, tmp_path):
     dest = tmp_path / "models"
     line = error_line(pull(env, "org/tiny", "--dest", str(dest), check=False))
     assert "onnx/model.onnx" in line and "checksum mismatch" in line and "expected sha256" in line
-    assert not (dest / "org" / "tiny").exists()
+    assert not (dest / "tiny").exists()
     staging = dest / ".sieve-pull" / f"org~tiny@{commit}@fp32"
     assert not (staging / "model.onnx.part").exists() and not (staging / "model.onnx").exists()
     # A git-stored file is checked against its blob id.
@@ -220,7 +220,7 @@ def test_checksum_mismatch(hub, env, tmp_path):
     assert "tokenizer.json" in line and "expected git blob sha1" in line
     hub.faults.corrupt = set()
     pull(env, "org/tiny", "--dest", str(dest))
-    assert_same_files(dest / "org" / "tiny", expected_folder(files))
+    assert_same_files(dest / "tiny", expected_folder(files))
 
 
 def test_not_found(hub, env, tmp_path):
@@ -233,7 +233,7 @@ def test_not_found(hub, env, tmp_path):
     hub.faults.missing.add("tokenizer.json")
     line = error_line(pull(env, "org/tiny", "--dest", str(dest), check=False))
     assert "tokenizer.json not found in org/tiny" in line
-    assert not (dest / "org").exists()
+    assert not (dest / "tiny").exists() and not (dest / "nope").exists()
 
 
 def test_revision_is_resolved_to_a_commit(hub, env, tmp_path):
@@ -266,9 +266,9 @@ def test_gated_repository_and_tokens(hub, env, tmp_path):
     line = error_line(pull(dict(env, HF_TOKEN="hf_wrong"), "org/gated", "--dest", str(dest), check=False))
     assert "refused the token" in line and "HF_TOKEN" in line
     assert "hf_wrong" not in line
-    assert not dest.exists() or not (dest / "org").exists()
+    assert not (dest / "gated").exists()
     pull(dict(env, HF_TOKEN="hf_right"), "org/gated", "--dest", str(dest))
-    assert_same_files(dest / "org" / "gated", expected_folder(files))
+    assert_same_files(dest / "gated", expected_folder(files))
     # The token went to the hub, never to the CDN on the other port.
     hub_requests = [r for r in hub.requests if r.server == "hub"]
     assert hub_requests[-1].headers.get("authorization") == "Bearer hf_right"
@@ -294,12 +294,12 @@ def test_offline_mode_makes_no_request(hub, env, tmp_path):
     pull(env, "org/tiny", "--dest", str(dest))
     before = hub.count()
     result = pull(dict(env, HF_HUB_OFFLINE="1"), "org/tiny", "--dest", str(dest))
-    assert result.stdout.strip() == str(dest / "org" / "tiny")
+    assert result.stdout.strip() == str(dest / "tiny")
     result = pull(env, "org/tiny", "--offline", "--dest", str(dest))
-    assert result.stdout.strip() == str(dest / "org" / "tiny")
+    assert result.stdout.strip() == str(dest / "tiny")
     assert hub.count() == before
     # A damaged folder is reported, still without the network.
-    (dest / "org" / "tiny" / "tokenizer.json").write_text("{}")
+    (dest / "tiny" / "tokenizer.json").write_text("{}")
     assert "incomplete" in error_line(pull(env, "org/tiny", "--offline", "--dest", str(dest), check=False))
     assert hub.count() == before
 
@@ -311,7 +311,7 @@ def test_second_pull_is_up_to_date(hub, env, tmp_path):
     before = hub.count()
     result = pull(env, "org/tiny", "--dest", str(dest))
     assert "up to date" in result.stderr
-    assert result.stdout.strip() == str(dest / "org" / "tiny")
+    assert result.stdout.strip() == str(dest / "tiny")
     new = hub.requests[before:]
     assert len(new) == 1 and "/api/models/" in new[0].path
 
@@ -321,7 +321,7 @@ def test_name_and_default_destination(hub, env, tmp_path):
     result = pull(dict(env, SIEVE_MODELS=str(tmp_path / "root")), "org/tiny", "--name", "mine/tiny")
     assert result.stdout.strip() == str(tmp_path / "root" / "mine" / "tiny")
     result = pull(env, "org/tiny", "--quiet")
-    assert result.stdout.strip() == str(Path(env["HOME"]) / ".cache" / "sieve" / "models" / "org" / "tiny")
+    assert result.stdout.strip() == str(Path(env["HOME"]) / ".cache" / "sieve" / "models" / "tiny")
     assert result.stderr == ""
     # A folder sieve pull did not make is never replaced.
     (tmp_path / "root" / "mine" / "other").mkdir(parents=True)
@@ -334,7 +334,7 @@ def test_new_commit_replaces_the_folder_atomically(hub, env, tmp_path):
     hub.add_commit("org/tiny", old_files)
     dest = tmp_path / "models"
     pull(env, "org/tiny", "--dest", str(dest))
-    folder = dest / "org" / "tiny"
+    folder = dest / "tiny"
     old_commit = json.loads((folder / ".sieve-pull.json").read_text())["commit"]
     new_files = repo_files(TINY_POOLED)
     new_commit = hub.add_commit("org/tiny", new_files)
@@ -354,8 +354,7 @@ def test_new_commit_replaces_the_folder_atomically(hub, env, tmp_path):
     assert proc.returncode == 0, err
     assert json.loads((folder / ".sieve-pull.json").read_text())["commit"] == new_commit
     assert_same_files(folder, expected_folder(new_files))
-    assert sorted(p.name for p in dest.iterdir()) == ["org"]
-    assert sorted(p.name for p in (dest / "org").iterdir()) == ["tiny"]
+    assert sorted(p.name for p in dest.iterdir()) == ["tiny"]
 
 
 def unshare_works() -> bool:
@@ -392,7 +391,7 @@ def test_stalled_server_times_out(hub, env, tmp_path):
     assert "too slow" in line.lower() or "timed out" in line.lower() or "timeout" in line.lower()
     assert "gave up after 3 retries" in line
     assert elapsed < 30
-    assert not (tmp_path / "m" / "org" / "tiny").exists()
+    assert not (tmp_path / "m" / "tiny").exists()
 
 
 def test_huggingface_hub_downloads_from_the_mock(hub, env, tmp_path):
@@ -435,7 +434,7 @@ def test_a_stream_longer_than_announced_is_cut_off(hub, env, tmp_path):
     assert "stopped and deleted" in line
     assert not (staging / "tokenizer.json.part").exists()
     assert hub.sent.get("tokenizer.json", 0) < extra // 4
-    assert not (dest / "org" / "tiny").exists()
+    assert not (dest / "tiny").exists()
     # Nor are the headers read without end.
     hub.faults.header_flood["tokenizer.json"] = 8 * 1024 * 1024
     line = error_line(pull(env, "org/tiny", "--dest", str(dest), check=False))
@@ -444,7 +443,7 @@ def test_a_stream_longer_than_announced_is_cut_off(hub, env, tmp_path):
     # An honest stream afterwards installs the file.
     hub.faults.oversize.clear()
     pull(env, "org/tiny", "--dest", str(dest))
-    assert_same_files(dest / "org" / "tiny", expected_folder(files))
+    assert_same_files(dest / "tiny", expected_folder(files))
 
 
 def test_files_without_size_or_checksum_need_allow_unverified(hub, env, tmp_path):
@@ -464,7 +463,7 @@ def test_files_without_size_or_checksum_need_allow_unverified(hub, env, tmp_path
     assert any(w.startswith("sieve: warning: onnx/model.onnx: the hub lists no checksum") and "UNVERIFIED" in w
                for w in warnings)
     assert any(w.startswith("sieve: warning: tokenizer.json: the hub lists no size") for w in warnings)
-    assert_same_files(dest / "org" / "tiny", expected_folder(files))
+    assert_same_files(dest / "tiny", expected_folder(files))
 
 
 def assert_escaped(text: str) -> None:
@@ -497,3 +496,41 @@ def test_control_characters_from_the_hub_are_escaped(hub, env, tmp_path):
     result = pull(env, "org/data", "--dest", str(dest), check=False)
     assert_escaped(result.stderr)
     assert 'unsafe file name "onnx/model.onnx_data\\x1b[31mred\\r\\b"' in error_line(result)
+
+
+def test_served_by_name_by_repository_and_through_links(hub, env, tmp_path):
+    """`sieve pull` saves DEST/NAME and `sieve serve` answers to NAME and to the repository id; a model folder
+    linked from elsewhere, and Hugging Face's cache layout (snapshots of links into blobs/), are served too."""
+    from server_harness import Server
+    hub.add_commit("org/tiny", repo_files(TINY))
+    dest = tmp_path / "models"
+    assert pull(env, "org/tiny", "--dest", str(dest)).stdout.strip() == str(dest / "tiny")
+    (dest / "linked").symlink_to(TINY_POOLED.resolve())  # a model folder outside the root
+    cache = dest / "hub" / "models--hf--cached"
+    snapshot = cache / "snapshots" / "c0ffee"
+    (snapshot / "onnx").mkdir(parents=True)
+    (cache / "blobs").mkdir()
+    (cache / "refs").mkdir()
+    (cache / "refs" / "main").write_text("c0ffee")
+    for n, f in enumerate(p for p in sorted(TINY.rglob("*")) if p.is_file()):
+        blob = cache / "blobs" / f"{n:04x}"
+        shutil.copy(f, blob)
+        relative = f.relative_to(TINY)
+        place = snapshot / "onnx" / "model.onnx" if relative.as_posix() == "model.onnx" else snapshot / relative
+        place.parent.mkdir(parents=True, exist_ok=True)
+        place.symlink_to(os.path.relpath(blob, place.parent))
+    server = Server(dest)
+    try:
+        status, _, body = server.get("/v1/models")
+        assert status == 200 and sorted(m["id"] for m in body["data"]) == ["hub/hf/cached", "linked", "tiny"], body
+        vectors = {}
+        for name in ("tiny", "org/tiny", "linked", "hub/hf/cached"):
+            status, _, body = server.post("/v1/embeddings", {"model": name, "input": "A cat sits on the mat."})
+            assert status == 200, (name, body)
+            vectors[name] = body["data"][0]["embedding"]
+        assert vectors["tiny"] == vectors["org/tiny"] == vectors["hub/hf/cached"]
+        assert vectors["linked"] != vectors["tiny"]  # another fixture (mean pooling)
+        status, _, body = server.post("/v1/embeddings", {"model": "org/tinny", "input": "x"})
+        assert status == 404 and "did you mean `org/tiny`?" in body["error"]["message"], body
+    finally:
+        assert server.stop() == 0

@@ -80,11 +80,12 @@ TEST_F(ModelsRoot, RejectsBadNames) {
   add("good", "tiny-bert-tokens");
   fs::create_directories(root_ / "org");
   add("org/good", "tiny-bert-cls");
-  // A folder outside the root, reached through a link inside it.
+  // A folder outside the root that is not a model folder, reached through a link inside it.
   const fs::path outside = root_.string() + "-outside";
   fs::remove_all(outside);
-  link_tree(testing::fixtures_dir() / "tiny-bert-tokens", outside);
+  link_tree(testing::fixtures_dir() / "tiny-bert-tokens", outside / "model");
   fs::create_directory_symlink(outside, root_ / "escape");
+  fs::create_directory_symlink("/etc", root_ / "etc");
   fs::create_directory_symlink(root_ / "good", root_ / "alias");  // inside: allowed
   ModelRegistry registry(root_, light_options());
 
@@ -99,6 +100,8 @@ TEST_F(ModelsRoot, RejectsBadNames) {
   EXPECT_NE(rejected("org//good").find("empty part"), std::string::npos);
   EXPECT_NE(rejected("good/").find("empty part"), std::string::npos);
   EXPECT_NE(rejected("escape").find("outside the models root"), std::string::npos);
+  EXPECT_NE(rejected("etc").find("outside the models root"), std::string::npos);
+  EXPECT_NE(rejected("etc/ssl").find("outside the models root"), std::string::npos);
   EXPECT_NE(rejected("missing").find("model \"missing\" not found"), std::string::npos);
   // The loaders reject the same names before touching any file.
   EXPECT_NE(error_of([&] { (void)registry.embedder("escape"); }).find("outside the models root"), std::string::npos);
@@ -108,6 +111,9 @@ TEST_F(ModelsRoot, RejectsBadNames) {
   EXPECT_EQ(registry.resolve("good"), fs::canonical(root_ / "good"));
   EXPECT_EQ(registry.resolve("org/good"), fs::canonical(root_ / "org/good"));
   EXPECT_EQ(registry.resolve("alias"), fs::canonical(root_ / "good"));
+  // Through the link, a model folder outside is reachable: links lead out of the root only to model folders.
+  EXPECT_EQ(registry.resolve("escape/model"), fs::canonical(outside / "model"));
+  fs::remove_all(outside);
   fs::remove_all(outside);
 }
 
@@ -216,19 +222,54 @@ TEST_F(ModelsRoot, MaxLengthIsDecidedAsTheLoadersDecideIt) {
   }
 }
 
-TEST_F(ModelsRoot, AFolderLinkedOutOfTheRootIsListedWithItsError) {
+TEST_F(ModelsRoot, AModelFolderLinkedFromOutsideTheRootIsServed) {
   add("tokens", "tiny-bert-tokens");
   const fs::path outside = root_.string() + "-outside";
   fs::remove_all(outside);
   link_tree(testing::fixtures_dir() / "tiny-bert-tokens", outside);
-  fs::create_directory_symlink(outside, root_ / "escape");
+  fs::create_directory_symlink(outside, root_ / "linked");
   ModelRegistry registry(root_, light_options());
   const auto entries = registry.list();
   ASSERT_EQ(entries.size(), 2U);
-  EXPECT_EQ(entries[0].name, "escape");
-  EXPECT_NE(entries[0].error.find("outside the models root"), std::string::npos);
-  EXPECT_TRUE(entries[1].error.empty());
+  EXPECT_EQ(entries[0].name, "linked");
+  EXPECT_TRUE(entries[0].error.empty()) << entries[0].error;
+  EXPECT_EQ(registry.embedder("linked")->info().dimension, registry.embedder("tokens")->info().dimension);
   fs::remove_all(outside);
+}
+
+// Hugging Face's cache: models--ORG--NAME/snapshots/COMMIT/ whose files link to ../../blobs/, refs/main naming the
+// commit; served as ORG/NAME, the snapshot refs/main names (an older one is ignored).
+TEST_F(ModelsRoot, HuggingFaceCacheLayoutIsServedByRepositoryName) {
+  const fs::path repo = root_ / "models--org--cached";
+  fs::create_directories(repo / "blobs");
+  fs::create_directories(repo / "refs");
+  for (const char* commit : {"0ld", "c0ffee"}) {
+    const fs::path snapshot = repo / "snapshots" / commit;
+    fs::create_directories(snapshot / "onnx");
+    const char* fixture = std::string_view(commit) == "c0ffee" ? "tiny-bert-tokens" : "tiny-bert-cls";
+    const fs::path from = testing::fixtures_dir() / fixture;
+    int n = 0;
+    for (const auto& entry : fs::recursive_directory_iterator(from)) {
+      if (!entry.is_regular_file()) continue;
+      const fs::path blob = repo / "blobs" / (std::string(commit) + "-" + std::to_string(n++));
+      fs::copy_file(entry.path(), blob);
+      const fs::path relative = fs::relative(entry.path(), from);
+      const fs::path place = relative == "model.onnx" ? snapshot / "onnx/model.onnx" : snapshot / relative;
+      fs::create_directories(place.parent_path());
+      fs::create_symlink(fs::relative(blob, place.parent_path()), place);
+    }
+  }
+  std::ofstream(repo / "refs/main") << "c0ffee";
+  fs::create_directories(root_ / "models--org--empty/snapshots/x");  // not a model: not listed
+  ModelRegistry registry(root_, light_options());
+  const auto entries = registry.list();
+  ASSERT_EQ(entries.size(), 1U);
+  EXPECT_EQ(entries[0].name, "org/cached");
+  EXPECT_TRUE(entries[0].error.empty()) << entries[0].error;
+  EXPECT_EQ(registry.resolve("org/cached"), fs::canonical(repo / "snapshots/c0ffee"));
+  EXPECT_NE(error_of([&] { (void)registry.resolve("org/empty"); }).find("not found"), std::string::npos);
+  const auto vectors = registry.embedder("org/cached")->embed(texts());
+  EXPECT_EQ(vectors.rows, texts().size());
 }
 
 TEST_F(ModelsRoot, ReadsTheOnnxGraphWithoutLoadingIt) {

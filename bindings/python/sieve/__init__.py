@@ -19,6 +19,7 @@ from typing import Sequence, Union
 import numpy as np
 
 from . import _sieve
+from . import similarity as _similarity
 from .errors import (Cancelled, InvalidArgument, InvalidInput, ModelNotFound, Overloaded, ParseError, RuntimeFailure,
                      SieveError, Timeout, Unsupported)
 
@@ -97,26 +98,38 @@ class Embedder:
     normalizes when normalization is on; `precision` is encode's default;
     `threads` is ONNX Runtime's intra-op threads (0: one per core);
     `providers` are tried in order ("cuda", "cuda:device_id=1", "tensorrt",
-    ...), the CPU last, a provider ONNX Runtime lacks skipped."""
+    ...), the CPU last, a provider ONNX Runtime lacks skipped.
+
+    As in sentence-transformers, `truncate_dim` is another name for
+    `dimensions`, and `similarity_fn_name` ("cosine", "dot", "euclidean",
+    "manhattan"; default: the folder's, else cosine) is what similarity()
+    computes."""
 
     def __init__(self, folder: Union[str, "os.PathLike[str]"], *, threads: int = 0,
                  providers: Sequence[str] = (), normalize: bool | None = None, pooling: str | None = None,
                  max_length: int | None = None, dimensions: int | None = None, precision: str = "float32",
-                 prompt: str | None = None, prompt_name: str | None = None, batch_size: int = 32):
+                 prompt: str | None = None, prompt_name: str | None = None, batch_size: int = 32,
+                 truncate_dim: int | None = None, similarity_fn_name: str | None = None):
         if batch_size < 1:
             raise InvalidArgument("batch_size must be at least 1")
-        self._model = _sieve.Embedder(os.fspath(folder), threads=threads, providers=list(providers),
-                                      normalize=normalize, pooling=pooling, max_length=max_length,
-                                      dimensions=dimensions, prompt=prompt, prompt_name=prompt_name,
-                                      batch_size=batch_size)
+        if truncate_dim is not None and dimensions is not None and truncate_dim != dimensions:
+            raise InvalidArgument(f"truncate_dim={truncate_dim} and dimensions={dimensions} disagree: give one")
+        dimensions = dimensions if dimensions is not None else truncate_dim
+        self._load = dict(folder=os.fspath(folder), threads=threads, providers=list(providers), normalize=normalize,
+                          pooling=pooling, max_length=max_length, dimensions=dimensions, prompt=prompt,
+                          prompt_name=prompt_name, batch_size=batch_size)
+        self._model = _sieve.Embedder(self._load["folder"], **{k: v for k, v in self._load.items() if k != "folder"})
         self._precision = precision
         self._batch_size = batch_size
+        self._similarity_fn_name = _similarity.function_name(
+            similarity_fn_name or _similarity.folder_function_name(self._model.folder))
 
     @classmethod
     def _wrap(cls, model: "_sieve.Embedder") -> "Embedder":
         self = cls.__new__(cls)
         # 0 lets the native model use the batch size it was loaded with.
-        self._model, self._precision, self._batch_size = model, "float32", 0
+        self._model, self._precision, self._batch_size, self._load = model, "float32", 0, None
+        self._similarity_fn_name = _similarity.function_name(_similarity.folder_function_name(model.folder))
         return self
 
     dimension = property(lambda self: self._model.dimension, doc="Values per vector (vocabulary size for SPLADE).")
@@ -132,6 +145,53 @@ class Embedder:
     def get_sentence_embedding_dimension(self) -> int:
         return self._model.dimension
 
+    @property
+    def max_seq_length(self) -> int:
+        """Tokens per input, as SentenceTransformer.max_seq_length; setting it reloads the model with that length."""
+        return self._model.max_length
+
+    @max_seq_length.setter
+    def max_seq_length(self, value: int) -> None:
+        if self._load is None:
+            raise InvalidArgument("this model came from a Registry: load it with Embedder(folder, max_length=N)")
+        load = dict(self._load, max_length=int(value))
+        self._model = _sieve.Embedder(load["folder"], **{k: v for k, v in load.items() if k != "folder"})
+        self._load = load
+
+    @property
+    def similarity_fn_name(self) -> str:
+        """What similarity() computes: "cosine", "dot", "euclidean" or "manhattan"."""
+        return self._similarity_fn_name
+
+    @similarity_fn_name.setter
+    def similarity_fn_name(self, value: str) -> None:
+        self._similarity_fn_name = _similarity.function_name(value)
+
+    def similarity(self, embeddings1, embeddings2):
+        """The similarity of every row of embeddings1 with every row of embeddings2, by similarity_fn_name, as
+        SentenceTransformer.similarity (a float32 NumPy array; a torch tensor for torch tensors)."""
+        return _similarity.similarity(embeddings1, embeddings2, self._similarity_fn_name)
+
+    def similarity_pairwise(self, embeddings1, embeddings2):
+        """The similarity of embeddings1[i] with embeddings2[i], as SentenceTransformer.similarity_pairwise."""
+        return _similarity.similarity_pairwise(embeddings1, embeddings2, self._similarity_fn_name)
+
+    def encode_query(self, sentences: Union[str, Sequence[str]], prompt_name: str | None = None,
+                     prompt: str | None = None, **kwargs):
+        """encode() for search queries, as SentenceTransformer.encode_query: with the folder's "query" prompt when
+        it has one and no other prompt is given."""
+        if prompt_name is None and prompt is None and "query" in self.prompts:
+            prompt_name = "query"
+        return self.encode(sentences, prompt_name=prompt_name, prompt=prompt, **kwargs)
+
+    def encode_document(self, sentences: Union[str, Sequence[str]], prompt_name: str | None = None,
+                        prompt: str | None = None, **kwargs):
+        """encode() for the documents searched, as SentenceTransformer.encode_document: with the folder's
+        "document", "passage" or "corpus" prompt (the first it has) when no other prompt is given."""
+        if prompt_name is None and prompt is None:
+            prompt_name = next((n for n in ("document", "passage", "corpus") if n in self.prompts), None)
+        return self.encode(sentences, prompt_name=prompt_name, prompt=prompt, **kwargs)
+
     def __repr__(self) -> str:
         return (f"Embedder({str(self._model.folder)!r}, output={self.output!r}, dimension={self.dimension}, "
                 f"pooling={self.pooling!r}, normalize={self.normalize})")
@@ -139,7 +199,8 @@ class Embedder:
     def encode(self, sentences: Union[str, Sequence[str]], batch_size: int | None = None,
                show_progress_bar: bool = False, convert_to_numpy: bool = True,
                normalize_embeddings: bool | None = None, prompt_name: str | None = None, prompt: str | None = None,
-               truncate_dim: int | None = None, precision: str | None = None) -> Union[np.ndarray, list[np.ndarray]]:
+               truncate_dim: int | None = None, precision: str | None = None, convert_to_tensor: bool = False
+               ) -> Union[np.ndarray, list[np.ndarray]]:
         """The embeddings of `sentences` as SentenceTransformer.encode gives
         them: a [len(sentences), dimension] float32 array, or one 1-D vector
         for a single string; a list of 1-D arrays with convert_to_numpy=False.
@@ -151,7 +212,9 @@ class Embedder:
         as sentence-transformers' quantize_embeddings with the ranges of
         these vectors: "float32", "int8", "uint8", "binary", "ubinary" (and
         "float16"). show_progress_bar draws a tqdm bar when tqdm is
-        installed. Ctrl-C stops the call between batches."""
+        installed. convert_to_tensor=True gives a torch tensor (sharing the
+        array's memory) when PyTorch is installed. Ctrl-C stops the call
+        between batches."""
         single = isinstance(sentences, str)
         texts = _texts([sentences] if single else sentences)
         if batch_size is None:
@@ -167,6 +230,8 @@ class Embedder:
         finally:
             if bar:
                 bar.close()
+        if convert_to_tensor:
+            return _similarity.to_tensor(vectors[0] if single else vectors)
         if single:
             return vectors[0]
         return vectors if convert_to_numpy else list(vectors)
@@ -254,10 +319,29 @@ class Reranker:
     activation = property(lambda self: self._model.activation, doc="How logits become scores.")
     providers = property(lambda self: self._model.providers, doc="Execution providers the model runs on.")
 
-    def predict(self, sentences: Sequence[Sequence[str]], batch_size: int = 32) -> np.ndarray:
+    def predict(self, sentences: Sequence[Sequence[str]], batch_size: int = 32, show_progress_bar: bool | None = None,
+                activation_fn=None, apply_softmax: bool = False, convert_to_numpy: bool = True,
+                convert_to_tensor: bool = False) -> np.ndarray:
         """One float32 score per (query, document) pair, as CrossEncoder.predict
         (an LLM reranker: its probability of "yes"; a ColBERT model: MaxSim);
-        a single pair gives one score (a 0-d array)."""
+        a single pair gives one score (a 0-d array), a model with several
+        labels a row of scores per pair. apply_softmax turns each row into
+        probabilities (as CrossEncoder does after its activation);
+        convert_to_tensor gives a torch tensor, convert_to_numpy=False a
+        list. The activation is chosen at load (Reranker(folder,
+        activation=...)): activation_fn is refused rather than ignored."""
+        if activation_fn is not None:
+            raise InvalidArgument("activation_fn is not supported: choose the activation when loading, "
+                                  "Reranker(folder, activation=\"sigmoid\" | \"softmax\" | \"none\")")
+        scores = self._predict(sentences, batch_size)
+        if apply_softmax and scores.ndim == 2 and self.activation != "softmax":
+            e = np.exp(scores - scores.max(axis=1, keepdims=True))
+            scores = (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
+        if convert_to_tensor:
+            return _similarity.to_tensor(scores)
+        return scores if convert_to_numpy else list(scores)
+
+    def _predict(self, sentences: Sequence[Sequence[str]], batch_size: int) -> np.ndarray:
         single = len(sentences) == 2 and all(isinstance(s, str) for s in sentences)
         pairs = [tuple(sentences)] if single else [tuple(p) for p in sentences]
         for i, pair in enumerate(pairs):
@@ -269,11 +353,20 @@ class Reranker:
         scores = self._model._predict(pairs, batch_size)
         return scores[0] if single else scores
 
-    def rank(self, query: str, documents: Sequence[str], top_k: int | None = None,
-             return_documents: bool = False) -> list[dict]:
+    def rank(self, query: str, documents: Sequence[str], top_k: int | None = None, return_documents: bool = False,
+             batch_size: int = 32, show_progress_bar: bool | None = None, activation_fn=None,
+             apply_softmax: bool = False, convert_to_numpy: bool = True, convert_to_tensor: bool = False
+             ) -> list[dict]:
         """The documents best first, as CrossEncoder.rank: dicts of
         corpus_id (the document's position) and score, and text with
-        return_documents; the top_k best only when given."""
+        return_documents; the top_k best only when given. The other
+        arguments are CrossEncoder.rank's: batch size and progress bar do
+        not change the scores; activation_fn is refused (see predict)."""
+        if activation_fn is not None:
+            raise InvalidArgument("activation_fn is not supported: choose the activation when loading, "
+                                  "Reranker(folder, activation=\"sigmoid\" | \"softmax\" | \"none\")")
+        if batch_size < 1:
+            raise InvalidArgument("batch_size must be at least 1")
         if not isinstance(query, str):
             raise TypeError(f"query is {type(query).__name__}, not str")
         _texts([query])

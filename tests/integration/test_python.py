@@ -105,17 +105,23 @@ def cli_vectors(texts: list[str], *args: str) -> np.ndarray:
                                         input=("\n".join(texts) + "\n").encode()).stdout))
 
 
-def test_per_call_options_equal_the_cli(sieve, model):
+def test_per_call_options_follow_sentence_transformers(sieve, model):
+    """As SentenceTransformer.encode: the model's Normalize module always applies (normalize_embeddings=False does
+    not turn it off), truncate_dim cuts after it, normalize_embeddings=True makes the cut vectors unit length
+    (the CLI's --dimensions)."""
     texts = sentences()[:40]
+    full = cli_vectors(texts, "--batch-size", "5")
     got = model.encode(texts, normalize_embeddings=False, truncate_dim=96, batch_size=5)
-    assert got.shape == (40, 96)
-    assert np.array_equal(got, cli_vectors(texts, "--no-normalize", "--dimensions", "96", "--batch-size", "5"))
-    unit = model.encode(texts, truncate_dim=64)
-    assert np.array_equal(unit, cli_vectors(texts, "--dimensions", "64"))
+    assert got.shape == (40, 96) and np.array_equal(got, full[:, :96])
+    assert np.array_equal(model.encode(texts, normalize_embeddings=False, batch_size=5), full)
+    unit = model.encode(texts, truncate_dim=64, normalize_embeddings=True)
+    np.testing.assert_allclose(unit, cli_vectors(texts, "--dimensions", "64"), atol=1e-6)
     assert np.allclose(np.linalg.norm(unit, axis=1), 1, atol=1e-5)
+    int8 = model.encode(texts, truncate_dim=32, precision="int8")
+    assert int8.dtype == np.int8 and int8.shape == (40, 32)
     rows = model.encode(texts[:3], convert_to_numpy=False)
     assert isinstance(rows, list) and len(rows) == 3 and rows[0].shape == (384,)
-    with pytest.raises(sieve.InvalidArgument, match="dimensions"):
+    with pytest.raises(sieve.InvalidArgument, match="exceeds the model's 384 dimensions"):
         model.encode(texts, truncate_dim=385)
     with pytest.raises(sieve.InvalidArgument, match="batch_size"):
         model.encode(texts, batch_size=0)

@@ -22,7 +22,9 @@ from conftest import MODEL, ROOT
 EXPORT_PYTHON = ROOT / ".venv-export" / "bin" / "python"
 QUERIES = ["how do cats sleep", "capital of France"]
 DOCUMENTS = ["Cats sleep most of the day.", "Paris is the capital of France.", "Berlin is in Germany."]
-CONFIG = {"prompts": {"query": "query: ", "passage": "passage: "}, "default_prompt_name": None,
+# A "passage" prompt, which sentence-transformers' encode_document does not use (it gives every model a
+# "document" prompt), and a default prompt, which encode_query does not use.
+CONFIG = {"prompts": {"query": "query: ", "passage": "passage: ", "other": "other: "}, "default_prompt_name": "other",
           "similarity_fn_name": "dot"}
 FUNCTIONS = ("cosine", "dot", "euclidean", "manhattan")
 
@@ -88,7 +90,7 @@ def test_encode_by_role_similarity_and_truncation_match_sentence_transformers(si
     np.testing.assert_allclose(q, want["q"], atol=1e-5)
     np.testing.assert_allclose(d, want["d"], atol=1e-5)
     # The prompts change the vectors: the roles are not ignored.
-    assert np.abs(model.encode(DOCUMENTS) - d).max() > 1e-3
+    assert np.abs(model.encode(QUERIES) - q).max() > 1e-3
     np.testing.assert_allclose(model.encode(DOCUMENTS), want["plain"], atol=1e-5)
     for fn in FUNCTIONS:
         model.similarity_fn_name = fn
@@ -108,8 +110,8 @@ def test_max_seq_length_tensors_and_refusals(sieve, folders):
     assert model.max_seq_length == 16 and np.abs(model.encode(long_text) - full).max() > 1e-3
     with pytest.raises(sieve.InvalidArgument, match="unknown similarity function"):
         model.similarity_fn_name = "jaccard"
-    with pytest.raises(sieve.InvalidArgument, match="disagree"):
-        sieve.Embedder(onnx, truncate_dim=64, dimensions=32)
+    with pytest.raises(sieve.InvalidArgument, match="exceeds the model's 384 dimensions"):
+        sieve.Embedder(onnx, truncate_dim=400)
     try:
         import torch
     except ImportError:
@@ -146,3 +148,7 @@ def test_cross_encoder_arguments(sieve):
     assert logits.shape == (2, 3)
     e = np.exp(logits - logits.max(axis=1, keepdims=True))
     np.testing.assert_allclose(raw.predict(pairs, apply_softmax=True), e / e.sum(axis=1, keepdims=True), atol=1e-6)
+    # By default (softmax for several labels) the rows are those probabilities already.
+    default = sieve.Reranker(fixtures / make_cross_encoder.FOLDER_MULTI).predict(pairs)
+    np.testing.assert_allclose(default, e / e.sum(axis=1, keepdims=True), atol=1e-6)
+    assert raw.predict(pairs[0]).shape == (3,)

@@ -100,10 +100,11 @@ class Embedder:
     `providers` are tried in order ("cuda", "cuda:device_id=1", "tensorrt",
     ...), the CPU last, a provider ONNX Runtime lacks skipped.
 
-    As in sentence-transformers, `truncate_dim` is another name for
-    `dimensions`, and `similarity_fn_name` ("cosine", "dot", "euclidean",
-    "manhattan"; default: the folder's, else cosine) is what similarity()
-    computes."""
+    As in sentence-transformers, `truncate_dim` keeps the first N values of
+    the model's vectors (after its own normalization: not unit length
+    again, unlike `dimensions`), encode's default, and
+    `similarity_fn_name` ("cosine", "dot", "euclidean", "manhattan";
+    default: the folder's, else cosine) is what similarity() computes."""
 
     def __init__(self, folder: Union[str, "os.PathLike[str]"], *, threads: int = 0,
                  providers: Sequence[str] = (), normalize: bool | None = None, pooling: str | None = None,
@@ -112,24 +113,26 @@ class Embedder:
                  truncate_dim: int | None = None, similarity_fn_name: str | None = None):
         if batch_size < 1:
             raise InvalidArgument("batch_size must be at least 1")
-        if truncate_dim is not None and dimensions is not None and truncate_dim != dimensions:
-            raise InvalidArgument(f"truncate_dim={truncate_dim} and dimensions={dimensions} disagree: give one")
-        dimensions = dimensions if dimensions is not None else truncate_dim
+        if truncate_dim is not None and truncate_dim < 1:
+            raise InvalidArgument("truncate_dim must be at least 1")
         self._load = dict(folder=os.fspath(folder), threads=threads, providers=list(providers), normalize=normalize,
                           pooling=pooling, max_length=max_length, dimensions=dimensions, prompt=prompt,
                           prompt_name=prompt_name, batch_size=batch_size)
         self._model = _sieve.Embedder(self._load["folder"], **{k: v for k, v in self._load.items() if k != "folder"})
         self._precision = precision
         self._batch_size = batch_size
-        self._similarity_fn_name = _similarity.function_name(
-            similarity_fn_name or _similarity.folder_function_name(self._model.folder))
+        self._truncate_dim = truncate_dim
+        if truncate_dim is not None and truncate_dim > self._model.dimension:
+            raise InvalidArgument(f"truncate_dim {truncate_dim} exceeds the model's {self._model.dimension} dimensions")
+        self._similarity_fn_name = (_similarity.function_name(similarity_fn_name) if similarity_fn_name else
+                                    _similarity.folder_choice(self._model.folder))
 
     @classmethod
     def _wrap(cls, model: "_sieve.Embedder") -> "Embedder":
         self = cls.__new__(cls)
         # 0 lets the native model use the batch size it was loaded with.
-        self._model, self._precision, self._batch_size, self._load = model, "float32", 0, None
-        self._similarity_fn_name = _similarity.function_name(_similarity.folder_function_name(model.folder))
+        self._model, self._precision, self._batch_size, self._load, self._truncate_dim = model, "float32", 0, None, None
+        self._similarity_fn_name = _similarity.folder_choice(model.folder)
         return self
 
     dimension = property(lambda self: self._model.dimension, doc="Values per vector (vocabulary size for SPLADE).")
@@ -143,7 +146,8 @@ class Embedder:
     tokenizer = property(lambda self: self._model.tokenizer, doc="The model's tokenizer (a sieve.Tokenizer).")
 
     def get_sentence_embedding_dimension(self) -> int:
-        return self._model.dimension
+        """Values per vector encode gives by default (truncate_dim when set at load)."""
+        return self._truncate_dim or self._model.dimension
 
     @property
     def max_seq_length(self) -> int:
@@ -160,7 +164,8 @@ class Embedder:
 
     @property
     def similarity_fn_name(self) -> str:
-        """What similarity() computes: "cosine", "dot", "euclidean" or "manhattan"."""
+        """What similarity() computes: "cosine", "dot", "euclidean" or "manhattan" (or the folder's own name of
+        another function, such as a ColBERT model's "MaxSim", which similarity() refuses)."""
         return self._similarity_fn_name
 
     @similarity_fn_name.setter
@@ -178,19 +183,22 @@ class Embedder:
 
     def encode_query(self, sentences: Union[str, Sequence[str]], prompt_name: str | None = None,
                      prompt: str | None = None, **kwargs):
-        """encode() for search queries, as SentenceTransformer.encode_query: with the folder's "query" prompt when
-        it has one and no other prompt is given."""
-        if prompt_name is None and prompt is None and "query" in self.prompts:
-            prompt_name = "query"
-        return self.encode(sentences, prompt_name=prompt_name, prompt=prompt, **kwargs)
+        """encode() for search queries, as SentenceTransformer.encode_query: unless a prompt is given, the
+        folder's "query" prompt, and no prompt at all (not the default one) when it has none, as
+        sentence-transformers (which gives every model an empty "query" prompt) does."""
+        return self.encode(sentences, **self._role_prompt("query", prompt_name, prompt), **kwargs)
 
     def encode_document(self, sentences: Union[str, Sequence[str]], prompt_name: str | None = None,
                         prompt: str | None = None, **kwargs):
-        """encode() for the documents searched, as SentenceTransformer.encode_document: with the folder's
-        "document", "passage" or "corpus" prompt (the first it has) when no other prompt is given."""
-        if prompt_name is None and prompt is None:
-            prompt_name = next((n for n in ("document", "passage", "corpus") if n in self.prompts), None)
-        return self.encode(sentences, prompt_name=prompt_name, prompt=prompt, **kwargs)
+        """encode() for the documents searched, as SentenceTransformer.encode_document: unless a prompt is given,
+        the folder's "document" prompt, and no prompt at all when it has none (sentence-transformers gives every
+        model an empty "document" prompt, so its fallbacks to "passage" and "corpus" never apply)."""
+        return self.encode(sentences, **self._role_prompt("document", prompt_name, prompt), **kwargs)
+
+    def _role_prompt(self, role: str, prompt_name: str | None, prompt: str | None) -> dict:
+        if prompt_name is not None or prompt is not None:
+            return {"prompt_name": prompt_name, "prompt": prompt}
+        return {"prompt_name": role} if role in self.prompts else {"prompt": ""}
 
     def __repr__(self) -> str:
         return (f"Embedder({str(self._model.folder)!r}, output={self.output!r}, dimension={self.dimension}, "
@@ -205,9 +213,12 @@ class Embedder:
         them: a [len(sentences), dimension] float32 array, or one 1-D vector
         for a single string; a list of 1-D arrays with convert_to_numpy=False.
 
-        Unset, normalize_embeddings, prompt_name, prompt and truncate_dim
-        are the model's (as the constructor set them); `prompt` wins over
-        `prompt_name` ("" for none). `batch_size` inputs of similar length
+        As in sentence-transformers, the model's own normalization (its
+        Normalize module, or the constructor's `normalize`) always applies;
+        `truncate_dim` then keeps the first N values (the constructor's by
+        default), and normalize_embeddings=True makes the result unit
+        length (again). prompt_name and prompt unset are the model's;
+        `prompt` wins over `prompt_name` ("" for none). `batch_size` inputs of similar length
         run together (default: the constructor's, 32). `precision` quantizes
         as sentence-transformers' quantize_embeddings with the ranges of
         these vectors: "float32", "int8", "uint8", "binary", "ubinary" (and
@@ -223,13 +234,27 @@ class Embedder:
             raise InvalidArgument("batch_size must be at least 1")
         if truncate_dim is not None and truncate_dim < 1:
             raise InvalidArgument("truncate_dim must be at least 1")
+        if truncate_dim is None:
+            truncate_dim = self._truncate_dim
+        if truncate_dim is not None and truncate_dim > self._model.dimension:
+            raise InvalidArgument(f"truncate_dim {truncate_dim} exceeds the model's {self._model.dimension} dimensions")
+        precision = precision or self._precision
+        cut = truncate_dim is not None and truncate_dim < self._model.dimension
         bar = _progress_bar(len(texts)) if show_progress_bar else None
         try:
-            vectors = self._model._embed(texts, batch_size, normalize_embeddings, truncate_dim, prompt_name, prompt,
-                                         precision or self._precision, bar.advance if bar else None)
+            # Cut here, after the model's normalization: the library would make the cut vectors unit length.
+            vectors = self._model._embed(texts, batch_size, True if normalize_embeddings and not cut else None, None,
+                                         prompt_name, prompt, "float32" if cut else precision,
+                                         bar.advance if bar else None)
         finally:
             if bar:
                 bar.close()
+        if cut:
+            vectors = np.ascontiguousarray(vectors[:, :truncate_dim])
+            if normalize_embeddings:
+                vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+            if precision != "float32":
+                vectors = _sieve._quantize(vectors, precision)
         if convert_to_tensor:
             return _similarity.to_tensor(vectors[0] if single else vectors)
         if single:
@@ -324,8 +349,9 @@ class Reranker:
                 convert_to_tensor: bool = False) -> np.ndarray:
         """One float32 score per (query, document) pair, as CrossEncoder.predict
         (an LLM reranker: its probability of "yes"; a ColBERT model: MaxSim);
-        a single pair gives one score (a 0-d array), a model with several
-        labels a row of scores per pair. apply_softmax turns each row into
+        a single pair gives one score (a 0-d array). A model with several
+        labels (NLI, ...) gives a row per pair: each label's probability
+        (softmax), or its logits with activation="none". apply_softmax turns each row into
         probabilities (as CrossEncoder does after its activation);
         convert_to_tensor gives a torch tensor, convert_to_numpy=False a
         list. The activation is chosen at load (Reranker(folder,
@@ -333,10 +359,20 @@ class Reranker:
         if activation_fn is not None:
             raise InvalidArgument("activation_fn is not supported: choose the activation when loading, "
                                   "Reranker(folder, activation=\"sigmoid\" | \"softmax\" | \"none\")")
-        scores = self._predict(sentences, batch_size)
-        if apply_softmax and scores.ndim == 2 and self.activation != "softmax":
-            e = np.exp(scores - scores.max(axis=1, keepdims=True))
-            scores = (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
+        if self.num_labels > 1:
+            single = len(sentences) == 2 and all(isinstance(s, str) for s in sentences)
+            pairs = [tuple(sentences)] if single else [tuple(p) for p in sentences]
+            for i, pair in enumerate(pairs):
+                if len(pair) != 2:
+                    raise TypeError(f"pair {i} has {len(pair)} texts, not 2")
+                _texts(pair)
+            scores = self._model._classify_pairs(pairs, self.activation == "none")
+            scores = scores[0] if single else scores
+        else:
+            scores = self._predict(sentences, batch_size)
+        if apply_softmax and scores.ndim >= 1 and self.num_labels > 1 and self.activation == "none":
+            e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+            scores = (e / e.sum(axis=-1, keepdims=True)).astype(np.float32)
         if convert_to_tensor:
             return _similarity.to_tensor(scores)
         return scores if convert_to_numpy else list(scores)

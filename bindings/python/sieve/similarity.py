@@ -40,6 +40,16 @@ def folder_function_name(folder: str | os.PathLike) -> str | None:
     return config.get("similarity_fn_name") if isinstance(config, dict) else None
 
 
+def folder_choice(folder: str | os.PathLike) -> str:
+    """The similarity function a model folder names, canonical when it is one of NAMES; another name (a ColBERT
+    model's "MaxSim") is kept as written, for similarity() to refuse with it."""
+    name = folder_function_name(folder)
+    try:
+        return function_name(name)
+    except InvalidArgument:
+        return str(name)
+
+
 def _as_matrix(x, name: str) -> tuple[np.ndarray, bool]:
     torch_in = type(x).__module__.startswith("torch")
     a = x.detach().cpu().numpy() if torch_in else np.asarray(x)

@@ -181,6 +181,26 @@ NB_MODULE(_sieve, m) {
   m.def(
       "set_log_level", [](const std::string& level) { sieve::set_log_level(level); }, "level"_a,
       "How much the library logs to standard error: trace, debug, info, warn, error or off.");
+  // sentence-transformers' quantize_embeddings of float32 rows (the vectors of one call), for the package's
+  // encode when it truncates the vectors itself.
+  m.def(
+      "_quantize",
+      [](const nb::ndarray<const float, nb::ndim<2>, nb::c_contig, nb::device::cpu>& vectors,
+         const std::string& precision) {
+        sieve::Embeddings e;
+        e.rows = vectors.shape(0);
+        e.dimension = vectors.shape(1);
+        e.data.assign(vectors.data(), vectors.data() + e.rows * e.dimension);
+        const sieve::Precision wanted = sieve::parse_precision(precision);
+        if (wanted == sieve::Precision::kFloat32) return nb::cast(to_numpy(std::move(e.data), {e.rows, e.dimension}));
+        sieve::QuantizedEmbeddings q;
+        {
+          nb::gil_scoped_release release;
+          q = sieve::quantize(e, wanted);
+        }
+        return quantized_to_numpy(std::move(q));
+      },
+      "vectors"_a, "precision"_a);
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
       std::rethrow_exception(p);
@@ -376,6 +396,21 @@ NB_MODULE(_sieve, m) {
             return to_numpy(std::move(scores), {n});
           },
           "pairs"_a, "batch_size"_a)
+      .def(
+          "_classify_pairs",
+          [](const sieve::Reranker& r, const std::vector<std::pair<std::string, std::string>>& pairs, bool raw) {
+            std::vector<float> scores;
+            {
+              nb::gil_scoped_release release;
+              std::vector<sieve::TextPair> views;
+              views.reserve(pairs.size());
+              for (const auto& [first, second] : pairs) views.push_back({first, second});
+              scores = r.classify(views, raw);
+            }
+            const std::size_t n = pairs.size();
+            return to_numpy(std::move(scores), {n, r.num_labels()});
+          },
+          "pairs"_a, "raw"_a)
       .def(
           "_rank",
           [](const sieve::Reranker& r, const std::string& query, const std::vector<std::string>& documents,

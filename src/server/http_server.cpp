@@ -284,7 +284,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
     head_ = Request{};
     const auto target = split_target(std::string_view(head.target().data(), head.target().size()));
     if (!target) {
-      refuse(400, "malformed request target");
+      // The path before any query, as sent, picks the API whose error shape the answer takes.
+      const std::string_view raw(head.target().data(), head.target().size());
+      head_.path = std::string(raw.substr(0, raw.find('?')));
+      refuse(400, "malformed request target: a bad percent-encoding, or a NUL byte, in the path or query");
       return;
     }
     head_.method = std::string(head.method_string());

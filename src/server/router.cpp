@@ -57,6 +57,13 @@ void allow_origin(const ServerOptions& options, const Request& req, Response& re
 
 }  // namespace
 
+std::vector<std::pair<std::string, std::string>> Router::routes() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  out.reserve(routes_.size());
+  for (const Route& r : routes_) out.emplace_back(r.method, r.path);
+  return out;
+}
+
 void Router::add(const char* method, const std::string& path, ApiStyle style, RawHandler handler, bool open,
                  const std::string& metrics_route) {
   Route route{method, path, {}, style, std::move(handler), open, metrics_route.empty() ? path : metrics_route};

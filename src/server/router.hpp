@@ -3,6 +3,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -34,6 +35,9 @@ class Router : public HttpApplication {
   // metrics under `metrics_route`, or `path` when empty.
   void add(const char* method, const std::string& path, ApiStyle style, RawHandler handler, bool open,
            const std::string& metrics_route);
+
+  // Every route added, as (method, path) with "{name}" segments as given.
+  [[nodiscard]] std::vector<std::pair<std::string, std::string>> routes() const;
 
   std::optional<Response> admit(const Request& head) override;
   Response handle(Request& request) override;

@@ -59,6 +59,17 @@ class McpServer;
 void add_mcp_routes(Router& http, ServerState& state, const McpServer& mcp);
 // GET /ui (the search page) and its script and style.
 void add_ui_routes(Router& http, ServerState& state);
+// GET /openapi.json (every route, request, answer and error, as OpenAPI 3.1) and GET /docs, a page of it.
+void add_api_docs_routes(Router& http, ServerState& state);
+// Throws sieve::Error naming any route of `router` the OpenAPI document does not describe: checked when the
+// server starts, so that the document cannot fall behind the routes.
+void check_routes_documented(const Router& router);
+
+// The pages' Content-Security-Policy: only their own files may load or run, and only the server may be called;
+// with every text from outside rendered as text, a second wall against markup smuggled into an answer.
+inline constexpr const char* kPagePolicy =
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; "
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 // Tokenization time of one request, for the metrics.
 class TokenizeTimer {

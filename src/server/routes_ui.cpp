@@ -11,13 +11,6 @@ namespace ui_routes {
 
 #include "ui_assets.inc"
 
-// Only the page's own files may load or run, and only the server may be
-// called: with every document text rendered as text, this is a second wall
-// against markup smuggled into an index.
-constexpr const char* kPolicy =
-    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; "
-    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
-
 }  // namespace ui_routes
 }  // namespace
 
@@ -29,7 +22,7 @@ void add_ui_routes(Router& http, ServerState& state) {
     add_raw_route(
         http, state, "GET", asset.path, ApiStyle::kPlain,
         [&asset](const Request&, Response& res) {
-          res.set_header("Content-Security-Policy", kPolicy);
+          res.set_header("Content-Security-Policy", kPagePolicy);
           res.set_header("X-Content-Type-Options", "nosniff");
           res.set_header("Cache-Control", "no-cache");
           res.set_content(std::string(reinterpret_cast<const char*>(asset.data), asset.size),

@@ -94,6 +94,8 @@ int serve(const ServerOptions& options) {
   }
   const McpServer mcp(indexes, mcp_options);
   if (!indexes.all().empty()) add_mcp_routes(router, state, mcp);
+  add_api_docs_routes(router, state);
+  check_routes_documented(router);
 
   HttpServer http(options.http, router);
   state.http = &http;

@@ -236,7 +236,7 @@ def run_block(shell: Shell, block: Block, rewrite=lambda text: text) -> None:
     if not block.tested:
         return
     if block.lang == "python":
-        result = shell.run_python(block.body)
+        result = shell.run_python(rewrite(block.body))
         assert result.returncode == 0, f"{block.name}: the program failed ({result.returncode}):\n{result.stderr}"
         if block.output is not None:
             check_output(block.name, "the program", result.stdout, block.output)

@@ -106,7 +106,8 @@ def search(driver, query: str) -> list:
 
 
 def test_page_and_assets_are_served_with_a_strict_policy(server):
-    for path, kind in (("/ui", "text/html"), ("/ui/ui.js", "text/javascript"), ("/ui/ui.css", "text/css")):
+    for path, kind in (("/ui", "text/html"), ("/ui/ui.js", "text/javascript"), ("/ui/ui.css", "text/css"),
+                       ("/docs", "text/html"), ("/docs/docs.js", "text/javascript"), ("/docs/docs.css", "text/css")):
         with urllib.request.urlopen(server.url + path, timeout=10) as response:
             body = response.read().decode()
             assert response.headers["Content-Type"].startswith(kind)
@@ -118,6 +119,28 @@ def test_page_and_assets_are_served_with_a_strict_policy(server):
     with pytest.raises(urllib.error.HTTPError) as e:
         urllib.request.urlopen(urllib.request.Request(server.url + "/v1/indexes"), timeout=10)
     assert e.value.code == 401
+
+
+def test_api_docs_page_renders_the_openapi_document_and_sends_requests(server, browser):
+    """/docs, offline and under the same policy: one entry per documented operation, and its form sends a request
+    to this server with the key typed into the page."""
+    from selenium.webdriver.common.by import By
+    with urllib.request.urlopen(server.url + "/openapi.json", timeout=10) as response:  # open, like the page
+        doc = json.loads(response.read())
+    operations = sum(len(item) for item in doc["paths"].values())
+    browser.get(server.url + "/docs")
+    wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "main details")) == operations)
+    assert browser.title == f"Sieve API {doc['info']['version']}"
+    browser.find_element(By.ID, "key").send_keys(KEY)
+    entry = next(d for d in browser.find_elements(By.CSS_SELECTOR, "main details")
+                 if d.find_element(By.CSS_SELECTOR, ".path").text == "/v1/models"
+                 and d.find_element(By.CSS_SELECTOR, ".method").text.lower() == "get")
+    entry.find_element(By.TAG_NAME, "summary").click()
+    entry.find_element(By.TAG_NAME, "button").click()
+    wait_for(browser, lambda d: entry.find_element(By.CSS_SELECTOR, "pre.answer").text.startswith("200"))
+    assert "all-MiniLM-L6-v2" in entry.find_element(By.CSS_SELECTOR, "pre.answer").text
+    # No script error and no request the policy blocked (the browser's own favicon request aside).
+    assert not [e for e in browser.get_log("browser") if e["level"] == "SEVERE" and "favicon.ico" not in e["message"]]
 
 
 def test_search_in_a_real_browser(server, browser):

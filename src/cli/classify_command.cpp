@@ -102,10 +102,10 @@ Action add_classify_command(CLI::App& app) {
                 "Report the logits (default: softmax, or sigmoid for multi-label and one-label models, as the "
                 "model's problem_type says)");
   cmd->add_option("--top-k,-k", args->top_k, "Report the K best labels of each input (default: all)")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--batch-size", args->batch_size, "Inputs per ONNX Runtime run")->check(CLI::PositiveNumber);
+      ->check(non_negative_number());
+  cmd->add_option("--batch-size", args->batch_size, "Inputs per ONNX Runtime run")->check(positive_number());
   cmd->add_option("--max-length", args->max_length, "Truncate inputs to this many tokens (default: the model's)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   cmd->add_option("--invalid-utf8", args->invalid_utf8,
                   "Text that is not UTF-8: error (default) or replace with U+FFFD")
       ->check(CLI::IsMember({"error", "replace"}));

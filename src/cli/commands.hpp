@@ -40,6 +40,9 @@ void add_examples(CLI::App& command, std::initializer_list<std::string> examples
 // with the --help that explains the command.
 std::string diagnose_command_line(const CLI::App& app, int argc, const char* const* argv,
                                   const std::string& parser_message);
+// Checks of numeric options whose refusals say what is expected ("--batch-size 0: expected a number above 0").
+const CLI::Validator& positive_number();
+const CLI::Validator& non_negative_number();
 // What `sieve --version` prints: Sieve's version, ONNX Runtime's and its providers.
 std::string version_text();
 // The plugin providers (plugin_providers()) as lines: each with its library, then its devices indented; and

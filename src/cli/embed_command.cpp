@@ -380,9 +380,9 @@ Action add_embed_command(CLI::App& app) {
   auto* normalize = cmd->add_flag("--normalize", args->normalize, "L2-normalize the vectors");
   cmd->add_flag("--no-normalize", args->no_normalize, "Do not normalize (default: as the model folder says)")
       ->excludes(normalize);
-  cmd->add_option("--batch-size", args->batch_size, "Inputs per ONNX Runtime run")->check(CLI::PositiveNumber);
+  cmd->add_option("--batch-size", args->batch_size, "Inputs per ONNX Runtime run")->check(positive_number());
   cmd->add_option("--max-length", args->max_length, "Truncate inputs to this many tokens (default: the model's)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   cmd->add_option("--pooling", args->pooling,
                   "Override pooling: mean, cls, max, mean_sqrt_len, weightedmean, lasttoken");
   cmd->add_option("--format", args->format, "Output: jsonl (one array per line), json, npy")
@@ -410,9 +410,9 @@ Action add_embed_command(CLI::App& app) {
                 "Sparse vectors of a SPLADE model: per input, the non-zero {\"index\": token id, \"value\": "
                 "weight} entries by ascending id");
   cmd->add_option("--top-k", args->top_k, "With --sparse: keep the K largest weights of each vector")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   cmd->add_option("--min-weight", args->min_weight, "With --sparse: drop weights at or below W")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   cmd->add_flag("--tokens", args->tokens,
                 "With --sparse: add each id's vocabulary token as \"token\"; with --multi-vector: give each input "
                 "as {\"ids\", \"tokens\", \"vectors\"}");

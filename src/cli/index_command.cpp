@@ -371,25 +371,25 @@ void add_create_options(CLI::App& command, IndexArgs& args) {
                      "search --mode sparse and hybrid (default: the index's)");
   add_runtime_options(command, args.model);
   command.add_option("--chunk-tokens", args.chunk_tokens, "Tokens per chunk, for a new index (default 256)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   command
       .add_option("--overlap", args.overlap_tokens, "Tokens shared by consecutive chunks, for a new index (default 32)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   command
       .add_option("--exact-threshold", args.exact_threshold,
                   "Below this many chunks search is exact and no graph is used, for a new index (default 20000)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
 }
 
 // How files are read (add's and watch's).
 void add_ingest_options(CLI::App& command, IndexArgs& args) {
   command.add_option("--batch-chunks", args.batch_chunks, "Chunks embedded and committed together (default 256)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   command
       .add_option("--max-file-bytes", args.max_file_bytes,
                   "Largest file read, in bytes (default 268435456, 256 MiB): a larger one is an error naming it, and "
                   "the other files still go in")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   command.add_flag("--follow-links", args.follow_links,
                    "Follow symbolic links in folders wherever they point (by default only to files and folders within "
                    "the paths given; others are skipped and reported)");

@@ -10,7 +10,7 @@ void add_model_options(CLI::App& command, ModelOptions& options) {
 
 void add_runtime_options(CLI::App& command, ModelOptions& options) {
   command.add_option("--threads", options.threads, "Intra-op threads (default: physical cores)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   command
       .add_option("--provider", options.providers,
                   "Execution provider to try, in order: cpu, cuda, tensorrt, openvino, dnnl, coreml, directml; "

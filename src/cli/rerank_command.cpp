@@ -81,7 +81,7 @@ Action add_rerank_command(CLI::App& app) {
   add_model_options(*cmd, args->model);
   cmd->add_option("--query,-q", args->query, "The query")->required();
   cmd->add_option("--top-k,-k", args->top_k, "Return the K best documents (default: all)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   cmd->add_flag("--return-documents", args->return_documents, "Include each document's text in the results");
   auto* raw = cmd->add_flag("--raw-scores", args->raw_scores, "Report the raw logit (no sigmoid or softmax)");
   cmd->add_option("--activation", args->activation,
@@ -90,11 +90,11 @@ Action add_rerank_command(CLI::App& app) {
       ->check(CLI::IsMember({"auto", "none", "sigmoid", "softmax"}))
       ->excludes(raw);
   cmd->add_option("--label", args->label, "With several labels: the label whose score is reported (default 0)")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--batch-size", args->batch_size, "Pairs per ONNX Runtime run")->check(CLI::PositiveNumber);
+      ->check(non_negative_number());
+  cmd->add_option("--batch-size", args->batch_size, "Pairs per ONNX Runtime run")->check(positive_number());
   cmd->add_option("--max-length", args->max_length,
                   "Truncate each (query, document) pair to this many tokens (default: the model's)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   cmd->add_option("--truncation", args->truncation,
                   "How pairs are cut to the maximum length: longest_first (default) or only_second (the document)")
       ->check(CLI::IsMember({"longest_first", "only_second"}));

@@ -49,9 +49,9 @@ Action add_serve_command(CLI::App& app) {
   command
       ->add_option("--max-batch-tokens", s.scheduling.max_batch_tokens,
                    "Tokens per model run at most, padding included")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   command->add_option("--max-batch-size", s.scheduling.max_batch_size, "Inputs per model run at most")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   command->add_option("--max-wait-ms", args->max_wait_ms, "How long a queued input may wait for others to join its run")
       ->check(CLI::Range(0.0, 10000.0));
   command
@@ -61,13 +61,13 @@ Action add_serve_command(CLI::App& app) {
   command
       ->add_option("--max-queued", s.scheduling.max_queued,
                    "Inputs queued per model output at most (BGE-M3 has three outputs); beyond, requests get 429")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   command->add_option("--workers", s.scheduling.workers, "Threads running model batches, per model output")
       ->check(CLI::Range(1, 64));
   command->add_option("--http-threads", s.http.handler_threads, "Requests handled at once (more wait their turn)")
       ->check(CLI::Range(1, 4096));
   command->add_option("--max-body-bytes", s.http.max_body_bytes, "Largest request body, however sent (413 beyond)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   command
       ->add_option("--max-header-bytes", s.http.max_header_bytes,
                    "Largest request line and header fields together (431 beyond)")
@@ -91,9 +91,9 @@ Action add_serve_command(CLI::App& app) {
   command
       ->add_option("--max-response-bytes", s.max_response_bytes,
                    "Largest answer a request may ask for, e.g. the tokens of /tokenize (413 beyond)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   command->add_option("--max-inputs", s.max_inputs, "Inputs per request at most (413 beyond)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   command->add_flag("--auto-truncate", s.auto_truncate,
                     "Cut inputs longer than the model's maximum unless a request says otherwise (default: 422)");
   command->add_option("--request-timeout", args->request_timeout_s, "Seconds a request may take (503 beyond)")

@@ -112,4 +112,36 @@ std::string diagnose_command_line(const CLI::App& app, int argc, const char* con
   return parser_message + " (" + command_path(*command) + " --help lists its options)";
 }
 
+namespace {
+
+CLI::Validator number_check(bool zero_allowed) {
+  return CLI::Validator(
+      [zero_allowed](std::string& text) -> std::string {
+        double value = 0;
+        std::size_t used = 0;
+        try {
+          value = std::stod(text, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used != text.size() || text.empty() || !(zero_allowed ? value >= 0 : value > 0)) {
+          return "\"" + escape_control(text) + "\": expected a number " + (zero_allowed ? "of 0 or more" : "above 0");
+        }
+        return {};
+      },
+      zero_allowed ? "NUMBER >= 0" : "NUMBER > 0");
+}
+
+}  // namespace
+
+const CLI::Validator& positive_number() {
+  static const CLI::Validator check = number_check(false);
+  return check;
+}
+
+const CLI::Validator& non_negative_number() {
+  static const CLI::Validator check = number_check(true);
+  return check;
+}
+
 }  // namespace sieve::cli

@@ -245,7 +245,7 @@ Action add_tokenize_command(CLI::App& app) {
   cmd->add_flag("--byte-offsets", args->byte_offsets, "Add each token's byte offsets [begin, end) in its text");
   cmd->add_flag("--overflowing", args->overflowing, "Add the windows truncation cut off (see --stride)");
   cmd->add_option("--max-length", args->max_length, "Truncate to N tokens, special tokens included")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   cmd->add_option("--truncation", args->truncation,
                   "Truncation strategy (default: the file's, else longest_first); none turns it off")
       ->check(CLI::IsMember({"longest_first", "only_first", "only_second", "none"}));

@@ -315,6 +315,9 @@ def test_token_ids_are_checked_against_config_where_the_graph_does_not_tell(tmp_
     (["index", "add", "--index", "i", "--modle", "m", "f"], ["unknown option --modle for sieve index add;",
                                                              "did you mean --model?"]),
     (["frobnicate"], ['unknown command "frobnicate" for sieve; the commands are embed, ']),
+    (["embed", "--model", "m", "--batch-size", "0", "x"], ['--batch-size: "0": expected a number above 0',
+                                                            "(sieve embed --help lists its options)"]),
+    (["embed", "x"], ["--model is required (sieve embed --help lists its options)"]),
     ([], ["sieve needs a command: embed, "]),
     (["index"], ["sieve index needs a command: add, "]),
 ])

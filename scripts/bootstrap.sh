@@ -36,6 +36,8 @@ packages=(
   debootstrap
   # Load balancers in front of server replicas (deploy/, tests/integration/test_balancer.py)
   haproxy nginx
+  # The container image (scripts/build_image.sh) is written by umoci and checked by skopeo (test_packages.py)
+  umoci skopeo
   # A real browser for the search page's tests (tests/integration/test_search_page.py, via Selenium)
   chromium chromium-driver fonts-liberation
 )

@@ -44,6 +44,15 @@ for fn in ("cosine", "dot", "euclidean", "manhattan"):
 short = SentenceTransformer(folder, device="cpu", truncate_dim=128)
 arrays["short"] = short.encode_query(queries)
 got["short_dimension"] = short.get_sentence_embedding_dimension()
+# The package with PyTorch (this environment has it): convert_to_tensor and similarity of tensors.
+import torch
+sys.path.insert(0, sys.argv[5])
+import sieve
+onnx = sieve.Embedder(sys.argv[6])
+t = onnx.encode_query(queries, convert_to_tensor=True)
+got["tensor"] = isinstance(t, torch.Tensor) and tuple(t.shape) == (len(queries), 384)
+got["tensor_similarity"] = isinstance(onnx.similarity(t, t), torch.Tensor)
+arrays["tensor_q"] = t.numpy()
 np.savez(out, **arrays)
 print(json.dumps(got))
 """
@@ -70,11 +79,12 @@ def folders(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def reference(folders, tmp_path_factory):
-    st, _ = folders
+def reference(sieve, folders, tmp_path_factory):
+    st, onnx = folders
     out = tmp_path_factory.mktemp("st-out") / "ref.npz"
+    package = Path(sieve.__file__).parent.parent  # the package as this process imports it
     result = subprocess.run([str(EXPORT_PYTHON), "-c", ST_SCRIPT, str(st), json.dumps(QUERIES), json.dumps(DOCUMENTS),
-                             str(out)], capture_output=True, text=True, timeout=600)
+                             str(out), str(package), str(onnx)], capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout.strip().splitlines()[-1]), dict(np.load(out))
 
@@ -96,6 +106,9 @@ def test_encode_by_role_similarity_and_truncation_match_sentence_transformers(si
         model.similarity_fn_name = fn
         np.testing.assert_allclose(model.similarity(q, d), want["sim_" + fn], atol=1e-4, err_msg=fn)
         np.testing.assert_allclose(model.similarity_pairwise(q, d[:2]), want["pair_" + fn], atol=1e-4, err_msg=fn)
+    # convert_to_tensor where PyTorch is installed (the export environment): the same values, as a tensor.
+    assert facts["tensor"] and facts["tensor_similarity"]
+    np.testing.assert_allclose(want["tensor_q"], want["q"], atol=1e-5)
     short = sieve.Embedder(onnx, truncate_dim=128)
     assert short.get_sentence_embedding_dimension() == facts["short_dimension"] == 128
     np.testing.assert_allclose(short.encode_query(QUERIES), want["short"], atol=1e-5)

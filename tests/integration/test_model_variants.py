@@ -503,8 +503,8 @@ def test_report_embedder(variants, sources, tmp_path):
     rec = rep["recommendation"]
     assert rec["meets"] == [ref_e["name"], same_e["name"]]
     fastest = max((ref_e, same_e), key=lambda e: e["speed"]["sentences_per_second"])
-    assert rec["choice"] == fastest["name"] and f"recommended at mean cosine >= 0.99999: {rec['choice']}" in \
-        result.stdout.decode()
+    assert rec["choice"] == fastest["name"] and \
+        f"recommended at mean cosine >= 0.99999: **{rec['choice']}**" in result.stdout.decode()  # Markdown
 
 
 def test_recommend_picks_the_fastest_that_meets_both_bounds():

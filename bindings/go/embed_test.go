@@ -65,6 +65,11 @@ func TestEmbedOptionsMatchCLI(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(fmt.Sprint(c.args), func(t *testing.T) {
+			if strings.Contains(strings.Join(c.args, " "), "openvino") {
+				if why := pluginUnavailable(t, "openvino"); why != "" {
+					t.Skip(why)
+				}
+			}
 			e := newEmbedder(t, model, c.opts...)
 			got, err := e.Embed(context.Background(), texts)
 			if err != nil {

@@ -106,6 +106,18 @@ func runCLI(t testing.TB, lines []string, args ...string) []byte {
 	return stdout.Bytes()
 }
 
+// pluginUnavailable is why `sieve --version` lists the plugin provider `name` as unavailable on this machine
+// (OpenVINO's plugin offers no device on a CPU that is not Intel's), or "" when it offers a device.
+func pluginUnavailable(t testing.TB, name string) string {
+	t.Helper()
+	for _, line := range strings.Split(string(runCLI(t, nil, "--version")), "\n") {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), name+": unavailable "); ok {
+			return name + " is unavailable here: " + rest
+		}
+	}
+	return ""
+}
+
 // cliEmbed embeds texts with `sieve embed --format npy`, whose output holds
 // the float32 values bit for bit.
 func cliEmbed(t testing.TB, model string, texts []string, args ...string) [][]float32 {

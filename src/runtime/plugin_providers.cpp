@@ -24,14 +24,16 @@ const std::array<PluginProvider, 2>& plugins() {
                      "libonnxruntime_providers_openvino_plugin.so",
                      "onnxruntime_ep_openvino",
                      {},
-                     true},
+                     true,
+                     "Intel CPUs, GPUs and NPUs only"},
       // NVIDIA's TensorRT RTX (PyPI: onnxruntime-ep-nv-tensorrt-rtx-cu12 / -cu13); it needs a GPU and its driver.
       PluginProvider{"tensorrt_rtx",
                      "NvTensorRTRTXExecutionProvider",
                      "libonnxruntime_providers_nv_tensorrt_rtx.so",
                      "onnxruntime_ep_nv_tensorrt_rtx",
                      {"libcudart.so.", "libtensorrt_rtx.so.", "libtensorrt_onnxparser_rtx.so."},
-                     false},
+                     false,
+                     "NVIDIA RTX GPUs with their driver"},
   };
   return list;
 }
@@ -121,6 +123,28 @@ std::vector<const OrtEpDevice*> ep_devices(OrtEnv* env, const PluginProvider& pl
     if (plugin.ep_name == ort().EpDevice_EpName(devices[i])) out.push_back(devices[i]);
   }
   return out;
+}
+
+// The machine's hardware as ONNX Runtime sees it, by kind and vendor: "a CPU by AMD".
+std::string machine_hardware(OrtEnv* env) {
+  const OrtEpDevice* const* devices = nullptr;
+  std::size_t count = 0;
+  if (OrtStatus* status = ort().GetEpDevices(env, &devices, &count); status != nullptr) {
+    ort().ReleaseStatus(status);
+    return "no device";
+  }
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < count; ++i) {
+    const OrtHardwareDevice* hw = ort().EpDevice_Device(devices[i]);
+    if (hw == nullptr) continue;
+    const OrtHardwareDeviceType type = ort().HardwareDevice_Type(hw);
+    const char* kind = type == OrtHardwareDeviceType_CPU ? "CPU" : type == OrtHardwareDeviceType_GPU ? "GPU" : "NPU";
+    const char* vendor = ort().HardwareDevice_Vendor(hw);
+    seen.insert(std::string("a ") + kind + (vendor != nullptr && *vendor != '\0' ? std::string(" by ") + vendor : ""));
+  }
+  std::string out;
+  for (const auto& s : seen) out += (out.empty() ? "" : ", ") + s;
+  return out.empty() ? "no device" : out;
 }
 
 // The device's name: OpenVINO's own ("CPU", "GPU.0"), else its kind and vendor ("GPU NVIDIA").
@@ -239,7 +263,10 @@ std::vector<PluginDevice> register_plugin(OrtEnv* env, const PluginProvider& plu
     out.push_back(
         {device_of(d), value_or_empty(meta, "FULL_DEVICE_NAME"), value_or_empty(meta, "OPTIMIZATION_CAPABILITIES")});
   }
-  if (out.empty()) throw Error(ErrorCode::kUnsupported, "the " + plugin.name + " plugin offers no device here");
+  if (out.empty()) {
+    throw Error(ErrorCode::kUnsupported, "the " + plugin.name + " plugin offers no device on this machine (it takes " +
+                                             plugin.hardware + "; ONNX Runtime sees " + machine_hardware(env) + ")");
+  }
   return out;
 }
 
@@ -305,12 +332,16 @@ void append_as_given(OrtEnv* env, OrtSessionOptions* options, const PluginProvid
 
 }  // namespace
 
-void append_plugin(OrtEnv* env, OrtSessionOptions* options, const PluginProvider& plugin, const ProviderSpec& spec,
-                   int intra_op_threads) {
-  if (!plugin.openvino_options) {
-    append_as_given(env, options, plugin, spec);
-    return;
-  }
+namespace {
+
+// OpenVINO's options as the plugin takes them, and the device asked for; kInvalidArgument for an unknown option
+// or a bad value.
+struct OpenVinoSettings {
+  std::string device;
+  std::map<std::string, std::string> ep_options;
+};
+
+OpenVinoSettings openvino_settings(const PluginProvider& plugin, const ProviderSpec& spec, int intra_op_threads) {
   static const std::set<std::string> known = {"library", "device", "precision", "threads", "cache_dir"};
   for (const auto& [key, value] : spec.options) {
     if (known.count(key) == 0) {
@@ -352,7 +383,22 @@ void append_plugin(OrtEnv* env, OrtSessionOptions* options, const PluginProvider
     ep_options["num_of_threads"] = std::to_string(intra_op_threads);
   }
   if (const auto cache = option("cache_dir")) ep_options["cache_dir"] = *cache;
+  return {device, ep_options};
+}
 
+}  // namespace
+
+void check_plugin_options(const PluginProvider& plugin, const ProviderSpec& spec) {
+  if (plugin.openvino_options) (void)openvino_settings(plugin, spec, 0);
+}
+
+void append_plugin(OrtEnv* env, OrtSessionOptions* options, const PluginProvider& plugin, const ProviderSpec& spec,
+                   int intra_op_threads) {
+  if (!plugin.openvino_options) {
+    append_as_given(env, options, plugin, spec);
+    return;
+  }
+  const auto [device, ep_options] = openvino_settings(plugin, spec, intra_op_threads);
   const OrtEpDevice* chosen = nullptr;
   std::string offered;
   for (const OrtEpDevice* d : ep_devices(env, plugin)) {

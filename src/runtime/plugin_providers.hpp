@@ -27,6 +27,8 @@ struct PluginProvider {
   // OpenVINO's options are Sieve's own (device, precision, threads, cache_dir); another plugin's are handed to
   // it as they are given, but for library and device (the index of one of its devices, default 0).
   bool openvino_options = false;
+  // The hardware the plugin takes, for the message when it offers no device here.
+  std::string hardware;
 };
 
 // The plugins Sieve knows, in the order `sieve --version` lists them.
@@ -50,6 +52,10 @@ std::vector<PluginDevice> register_plugin(OrtEnv* env, const PluginProvider& plu
 // Every plugin Sieve knows, registered with `env` as register_plugin does (default search), with its library
 // and devices or the reason it is unavailable.
 std::vector<PluginProviderInfo> list_plugins(OrtEnv* env);
+
+// Throws Error (kInvalidArgument) naming an unknown option or a bad value of `spec`, before the plugin is loaded:
+// a mistake is the same on every machine, whatever hardware the plugin finds.
+void check_plugin_options(const PluginProvider& plugin, const ProviderSpec& spec);
 
 // Appends the plugin's provider for the device `spec` chooses (option device, default CPU) with its options
 // translated (precision, threads, cache_dir); `intra_op_threads` is the session's, the plugin's threads when

@@ -118,6 +118,7 @@ std::vector<std::string> append_providers(OrtEnv* env, OrtSessionOptions* option
       }
     } else if (plugin != nullptr) {
       // Not built into this library: loaded as a plugin. A bad option is the caller's error, never skipped.
+      check_plugin_options(*plugin, spec);  // before anything is loaded: the same on every machine
       try {
         register_plugin(env, *plugin, spec);
         append_plugin(env, options, *plugin, spec, intra_op_threads);

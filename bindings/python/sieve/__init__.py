@@ -317,6 +317,17 @@ class _progress_bar:
             self._bar.close()
 
 
+def _pairs(sentences: Sequence[Sequence[str]]) -> tuple[bool, list[tuple[str, str]]]:
+    """CrossEncoder.predict's input as pairs: one pair (a single score) or a list of them, each checked."""
+    single = len(sentences) == 2 and all(isinstance(s, str) for s in sentences)
+    pairs = [tuple(sentences)] if single else [tuple(p) for p in sentences]
+    for i, pair in enumerate(pairs):
+        if len(pair) != 2:
+            raise TypeError(f"pair {i} has {len(pair)} texts, not 2")
+        _texts(pair)
+    return single, pairs
+
+
 class Reranker:
     """A cross-encoder (or another reranker Sieve loads: an LLM reranker, a
     ColBERT model) from a model folder, as sentence_transformers.CrossEncoder.
@@ -359,17 +370,14 @@ class Reranker:
         if activation_fn is not None:
             raise InvalidArgument("activation_fn is not supported: choose the activation when loading, "
                                   "Reranker(folder, activation=\"sigmoid\" | \"softmax\" | \"none\")")
+        single, pairs = _pairs(sentences)
+        if batch_size < 1:
+            raise InvalidArgument("batch_size must be at least 1")
         if self.num_labels > 1:
-            single = len(sentences) == 2 and all(isinstance(s, str) for s in sentences)
-            pairs = [tuple(sentences)] if single else [tuple(p) for p in sentences]
-            for i, pair in enumerate(pairs):
-                if len(pair) != 2:
-                    raise TypeError(f"pair {i} has {len(pair)} texts, not 2")
-                _texts(pair)
             scores = self._model._classify_pairs(pairs, self.activation == "none")
-            scores = scores[0] if single else scores
         else:
-            scores = self._predict(sentences, batch_size)
+            scores = self._model._predict(pairs, batch_size)
+        scores = scores[0] if single else scores
         if apply_softmax and scores.ndim >= 1 and self.num_labels > 1 and self.activation == "none":
             e = np.exp(scores - scores.max(axis=-1, keepdims=True))
             scores = (e / e.sum(axis=-1, keepdims=True)).astype(np.float32)
@@ -377,17 +385,6 @@ class Reranker:
             return _similarity.to_tensor(scores)
         return scores if convert_to_numpy else list(scores)
 
-    def _predict(self, sentences: Sequence[Sequence[str]], batch_size: int) -> np.ndarray:
-        single = len(sentences) == 2 and all(isinstance(s, str) for s in sentences)
-        pairs = [tuple(sentences)] if single else [tuple(p) for p in sentences]
-        for i, pair in enumerate(pairs):
-            if len(pair) != 2:
-                raise TypeError(f"pair {i} has {len(pair)} texts, not 2")
-            _texts(pair)
-        if batch_size < 1:
-            raise InvalidArgument("batch_size must be at least 1")
-        scores = self._model._predict(pairs, batch_size)
-        return scores[0] if single else scores
 
     def rank(self, query: str, documents: Sequence[str], top_k: int | None = None, return_documents: bool = False,
              batch_size: int = 32, show_progress_bar: bool | None = None, activation_fn=None,

@@ -300,6 +300,9 @@ def spark_standalone(spark_env, tmp_path_factory):
                 proc.wait()
 
 
+# A standalone cluster's start and an executor's replacement take more than a minute on two cores; the fast tier
+# kills a Python worker of local Spark instead (test_spark_local_with_a_python_worker_killed).
+@pytest.mark.skipif(not tier.FULL, reason="full tier (scripts/test.sh --full)")
 def test_spark_standalone_with_the_executor_killed(spark_standalone, spark_env, sieve, rows, expected, tmp_path):
     """The standalone cluster's executor JVM is SIGKILLed once the first task
     has written rows; the worker starts a new executor and the lost tasks run

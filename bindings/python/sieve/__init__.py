@@ -373,12 +373,13 @@ class Reranker:
         single, pairs = _pairs(sentences)
         if batch_size < 1:
             raise InvalidArgument("batch_size must be at least 1")
-        if self.num_labels > 1:
+        rows = self._model._label_rows
+        if rows:
             scores = self._model._classify_pairs(pairs, self.activation == "none")
         else:
             scores = self._model._predict(pairs, batch_size)
         scores = scores[0] if single else scores
-        if apply_softmax and scores.ndim >= 1 and self.num_labels > 1 and self.activation == "none":
+        if apply_softmax and rows and self.activation == "none":
             e = np.exp(scores - scores.max(axis=-1, keepdims=True))
             scores = (e / e.sum(axis=-1, keepdims=True)).astype(np.float32)
         if convert_to_tensor:

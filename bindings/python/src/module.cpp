@@ -428,6 +428,11 @@ NB_MODULE(_sieve, m) {
           "query"_a, "documents"_a, "top_k"_a)
       .def_prop_ro("max_length", [](const sieve::Reranker& r) { return r.info().max_length; })
       .def_prop_ro("num_labels", &sieve::Reranker::num_labels)
+      // A classifier of several labels (not an LLM reranker or a ColBERT model): predict gives a row per pair.
+      .def_prop_ro("_label_rows",
+                   [](const sieve::Reranker& r) {
+                     return r.num_labels() > 1 && !r.is_llm_reranker() && !r.is_late_interaction();
+                   })
       .def_prop_ro("labels", &sieve::Reranker::labels)
       .def_prop_ro("activation", [](const sieve::Reranker& r) { return std::string(sieve::to_string(r.activation())); })
       .def_prop_ro("providers", [](const sieve::Reranker& r) { return r.info().providers; });

@@ -66,10 +66,8 @@ budgets='
   unit tests                   |   60 |   60
   integration and parity tests | 1300 | 2400
   Zig and Go bindings          |  800 | 1500
-  sanitizer and fuzzer builds  | 1300 | 2400
-  unit tests, sanitized        |  150 |  150
-  integration tests, sanitized |  240 |  240
-  fuzzing                      |   60 |  210
+  sanitizer builds, tests and fuzzing | 1500 | 2700
+  integration tests, sanitized |  300 |  300
   whole run                    | 2400 | 5400
 '
 declare -A BUDGET=()
@@ -267,29 +265,45 @@ ctest --test-dir build --output-on-failure -j2
 stage "integration and parity tests"
 # The integration tests leave a core idle much of the time, and so do the
 # bindings' tests (Zig's build runner and header translation are
-# single-threaded): the sanitizer and fuzzer builds and the Zig and Go
-# bindings' tests run beside them, at lower priorities, so that the
-# integration tests keep theirs.
-background "sanitizer and fuzzer builds" nice -n 10 bash -c \
-  'bash scripts/sanitize_build.sh build-sanitize && bash scripts/fuzz.sh --build-only'
-background "Zig and Go bindings" nice -n 5 bash -c \
-  'bash scripts/test_zig.sh build/stage && bash scripts/test_go.sh build/stage'
-.venv/bin/python -m pytest -q -s --durations=15 tests/integration
-stage ""
-join "Zig and Go bindings"
-join "sanitizer and fuzzer builds"
-
+# single-threaded): the sanitizer and fuzzer builds, then the sanitized unit
+# tests and the fuzzers, and the Zig and Go bindings' tests run beside them, at
+# lower priorities, so that the integration tests keep theirs.
+#
 # Allocation stacks by frame pointers (fast_unwind_on_malloc=1): several times faster than
 # full unwinding, which the sanitized runs spent most of their time in. ONNX Runtime has no
 # frame pointers, so its own one-time leaks are told apart by their library
 # (tests/lsan-fast-unwind.supp); ctest's sieve_capi_precise_leak_check checks the C ABI's
 # loop with full stacks and the narrow tests/lsan.supp, and sieve_capi_leaks_are_reported
 # that dropped handles are still reported.
-export ASAN_OPTIONS="detect_leaks=1:fast_unwind_on_malloc=1:strict_string_checks=1:detect_stack_use_after_return=1"
-export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-export LSAN_OPTIONS="suppressions=$root/tests/lsan-fast-unwind.supp:print_suppressions=0"
-stage "unit tests, sanitized"
-ctest --test-dir build-sanitize --output-on-failure -j2
+sanitizer_env=(
+  ASAN_OPTIONS="detect_leaks=1:fast_unwind_on_malloc=1:strict_string_checks=1:detect_stack_use_after_return=1"
+  UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+  LSAN_OPTIONS="suppressions=$root/tests/lsan-fast-unwind.supp:print_suppressions=0"
+)
+# Each step of the background stage says how long it took (in its output, shown at its join).
+timed() {
+  local name="$1" start=$SECONDS
+  shift
+  echo "== $name"
+  "$@"
+  echo "== $name: $((SECONDS - start)) s"
+}
+sanitized_and_fuzzed() {
+  timed "sanitizer build" bash scripts/sanitize_build.sh build-sanitize
+  timed "fuzzer build" bash scripts/fuzz.sh --build-only
+  timed "unit tests, sanitized" env "${sanitizer_env[@]}" ctest --test-dir build-sanitize --output-on-failure -j2
+  timed "fuzzing" env "${sanitizer_env[@]}" bash scripts/fuzz.sh "$fuzz_seconds"
+}
+background "sanitizer builds, tests and fuzzing" nice -n 10 bash -c \
+  "$(declare -p sanitizer_env root fuzz_seconds); $(declare -f timed sanitized_and_fuzzed); set -euo pipefail; sanitized_and_fuzzed"
+background "Zig and Go bindings" nice -n 5 bash -c \
+  'bash scripts/test_zig.sh build/stage && bash scripts/test_go.sh build/stage'
+.venv/bin/python -m pytest -q -s --durations=15 tests/integration
+stage ""
+join "Zig and Go bindings"
+join "sanitizer builds, tests and fuzzing"
+
+export "${sanitizer_env[@]}"
 stage "integration tests, sanitized"
 # The command-line error paths, the server (bad inputs, limits, drain; a leak
 # makes the server's exit status non-zero) and sieve pull against the mock hub
@@ -304,8 +318,5 @@ SIEVE_BIN="$root/build-sanitize/sieve" .venv/bin/python -m pytest -q tests/integ
   tests/integration/test_postgres_store.py tests/integration/test_hostile_clients.py \
   tests/integration/test_hostile_ingest.py \
   -k "not real_model and not c_abi and not python_package and not memory_comes_back"
-
-stage "fuzzing"
-bash scripts/fuzz.sh "$fuzz_seconds"
 stage ""
 table

@@ -6,7 +6,7 @@
  * command beside this program (or $SIEVE_BIN) builds; without one they are
  * skipped with a note.
  *
- * Usage: sieve_capi_test [--source DIR] [--fixtures DIR] [--fast] [--loop N | --leak-on-purpose]
+ * Usage: sieve_capi_test [--source DIR] [--fixtures DIR] [--fast] [--part K/N] [--loop N | --leak-on-purpose]
  *   --source DIR    the repository root (default: $SIEVE_SOURCE_DIR, else ".")
  *   --fixtures DIR  fixture models (default: $SIEVE_FIXTURES_DIR, else
  *                   SOURCE/build/fixtures; made by tools/make_fixtures.py and
@@ -17,6 +17,9 @@
  *                   reranking checks run on tiny-bert-tokens and
  *                   cross-encoder-tiny-3labels instead of all-MiniLM-L6-v2 and
  *                   cross-encoder-minilm-l6
+ *   --part K/N      only the K-th of N shares of the sections of checks (every
+ *                   N-th section from the K-th): valgrind's fast tier runs one
+ *                   share per commit, drawn by the commit, the full tier all
  *   --loop N        only load, use and destroy models and tokenizers (with
  *                   their encodings, sparse vectors, decoded strings and
  *                   errors) N times, for leak measurements
@@ -173,6 +176,8 @@ typedef struct config {
   char reranker[PATH_MAX];  /* the cross-encoder the main checks use */
   char tokenizer[PATH_MAX]; /* a folder with tokenizer.json and its vocab.txt */
   int fast;
+  long part, parts; /* --part K/N (0/0: every section) */
+  long section;     /* sections met so far */
   long loop;
   int leak_on_purpose;
 } config;
@@ -2268,7 +2273,8 @@ static void test_sparse_errors(const sieve_model* sparse, size_t vocabulary) {
   sieve_sparse_embeddings_destroy(list);
 }
 
-static void test_sparse_vectors(const sieve_model* sparse, size_t vocabulary) {
+/* `pruned_texts`: how many of the sentences the pruning checks embed (fewer under valgrind). */
+static void test_sparse_vectors(const sieve_model* sparse, size_t vocabulary, size_t pruned_texts) {
   sieve_text texts[SENTENCE_COUNT];
   sieve_sparse_embeddings *batch, *again, *single, *pruned;
   sieve_sparse_options options;
@@ -2310,8 +2316,8 @@ static void test_sparse_vectors(const sieve_model* sparse, size_t vocabulary) {
   for (k = 0; k < sizeof kTopK / sizeof kTopK[0]; ++k) {
     sieve_sparse_options_init(&options, sizeof options);
     options.top_k = kTopK[k];
-    pruned = embed_sparse(sparse, texts, SENTENCE_COUNT, &options);
-    for (i = 0; pruned != NULL && i < SENTENCE_COUNT; ++i) {
+    pruned = embed_sparse(sparse, texts, pruned_texts, &options);
+    for (i = 0; pruned != NULL && i < pruned_texts; ++i) {
       if (!CHECK(sparse_pruned(sparse_get(batch, i), sparse_get(pruned, i), kTopK[k], 0.0f))) {
         fprintf(stderr, "  top_k %lu, text %lu\n", (unsigned long)kTopK[k], (unsigned long)i);
       }
@@ -2325,22 +2331,22 @@ static void test_sparse_vectors(const sieve_model* sparse, size_t vocabulary) {
     const float floor = first.size > 0 ? first.weights[first.size / 2] : 0.5f;
     sieve_sparse_options_init(&options, sizeof options);
     options.min_weight = floor;
-    pruned = embed_sparse(sparse, texts, SENTENCE_COUNT, &options);
-    for (i = 0; pruned != NULL && i < SENTENCE_COUNT; ++i) {
+    pruned = embed_sparse(sparse, texts, pruned_texts, &options);
+    for (i = 0; pruned != NULL && i < pruned_texts; ++i) {
       CHECK(sparse_pruned(sparse_get(batch, i), sparse_get(pruned, i), 0, floor));
       CHECK(sparse_well_formed(sparse_get(pruned, i), vocabulary, floor));
     }
     sieve_sparse_embeddings_destroy(pruned);
     options.top_k = 3;
-    pruned = embed_sparse(sparse, texts, SENTENCE_COUNT, &options);
-    for (i = 0; pruned != NULL && i < SENTENCE_COUNT; ++i) {
+    pruned = embed_sparse(sparse, texts, pruned_texts, &options);
+    for (i = 0; pruned != NULL && i < pruned_texts; ++i) {
       CHECK(sparse_pruned(sparse_get(batch, i), sparse_get(pruned, i), 3, floor));
     }
     sieve_sparse_embeddings_destroy(pruned);
     /* An older caller's options without min_weight: it is not read. */
     options.struct_size = offsetof(sieve_sparse_options, min_weight);
-    pruned = embed_sparse(sparse, texts, SENTENCE_COUNT, &options);
-    for (i = 0; pruned != NULL && i < SENTENCE_COUNT; ++i) {
+    pruned = embed_sparse(sparse, texts, pruned_texts, &options);
+    for (i = 0; pruned != NULL && i < pruned_texts; ++i) {
       CHECK(sparse_pruned(sparse_get(batch, i), sparse_get(pruned, i), 3, 0.0f));
     }
     sieve_sparse_embeddings_destroy(pruned);
@@ -2348,8 +2354,8 @@ static void test_sparse_vectors(const sieve_model* sparse, size_t vocabulary) {
   /* A floor above every weight: empty vectors, NULL arrays. */
   sieve_sparse_options_init(&options, sizeof options);
   options.min_weight = 1e30f;
-  pruned = embed_sparse(sparse, texts, SENTENCE_COUNT, &options);
-  for (i = 0; pruned != NULL && i < SENTENCE_COUNT; ++i) {
+  pruned = embed_sparse(sparse, texts, pruned_texts, &options);
+  for (i = 0; pruned != NULL && i < pruned_texts; ++i) {
     const sparse_view v = sparse_get(pruned, i);
     CHECK(v.size == 0 && v.ids == NULL && v.weights == NULL);
   }
@@ -2412,7 +2418,7 @@ static void test_sparse(const config* cfg, const sieve_model* embedder, const si
   CHECK(same_file(info.folder, folder));
   test_sparse_kinds(cfg, folder, sparse, embedder, reranker);
   test_sparse_errors(sparse, info.dimension);
-  test_sparse_vectors(sparse, info.dimension);
+  test_sparse_vectors(sparse, info.dimension, cfg->fast ? 3 : SENTENCE_COUNT);
   test_sparse_registry(cfg, folder, sparse);
   sieve_model_destroy(sparse);
 }
@@ -3008,8 +3014,16 @@ static void leak_on_purpose(const config* cfg) {
 
 /* ---- Main ------------------------------------------------------------------ */
 
+/* Whether the next section of checks is in this run's share (--part K/N). */
+static int in_share(config* cfg) {
+  const long section = cfg->section++;
+  return cfg->parts == 0 || section % cfg->parts == cfg->part - 1;
+}
+
 static void usage(void) {
-  fprintf(stderr, "usage: sieve_capi_test [--source DIR] [--fixtures DIR] [--fast] [--loop N | --leak-on-purpose]\n");
+  fprintf(stderr,
+          "usage: sieve_capi_test [--source DIR] [--fixtures DIR] [--fast] [--part K/N] [--loop N | "
+          "--leak-on-purpose]\n");
 }
 
 static int copy_path(char* out, const char* value) {
@@ -3046,6 +3060,12 @@ static int parse_args(int argc, char** argv, config* cfg) {
       cfg->fast = 1;
     } else if (strcmp(argv[i], "--leak-on-purpose") == 0) {
       cfg->leak_on_purpose = 1;
+    } else if (strcmp(argv[i], "--part") == 0 && i + 1 < argc) {
+      char* end;
+      cfg->part = strtol(argv[++i], &end, 10);
+      if (*end != '/') return 0;
+      cfg->parts = strtol(end + 1, &end, 10);
+      if (*end != '\0' || cfg->parts < 1 || cfg->part < 1 || cfg->part > cfg->parts) return 0;
     } else if (strcmp(argv[i], "--loop") == 0 && i + 1 < argc) {
       char* end;
       cfg->loop = strtol(argv[++i], &end, 10);
@@ -3118,41 +3138,43 @@ int main(int argc, char** argv) {
   } else if (cfg.loop >= 0) {
     run_loop(&cfg, cfg.loop);
   } else {
-    test_versions(&cfg);
-    test_status();
-    test_null_handles();
-    test_options_init();
-    test_sparse_options_init();
-    test_shared_thread_pool(root); /* before any other model is loaded */
-    test_log_level(&cfg);
-    test_load_errors(&cfg);
+    /* Sections in an order that splits the slow ones (under valgrind) evenly
+       between the two shares of --part K/2. */
+    if (in_share(&cfg)) test_versions(&cfg);
+    if (in_share(&cfg)) test_status();
+    if (in_share(&cfg)) test_null_handles();
+    if (in_share(&cfg)) test_options_init();
+    if (in_share(&cfg)) test_sparse_options_init();
+    if (in_share(&cfg)) test_shared_thread_pool(root); /* before any other model is loaded */
+    if (in_share(&cfg)) test_log_level(&cfg);
+    if (in_share(&cfg)) test_load_errors(&cfg);
     embedder = load_model(cfg.embedder, NULL);
     reranker = load_model(cfg.reranker, NULL);
     if (embedder != NULL && reranker != NULL) {
-      test_info(&cfg, embedder, reranker);
-      test_embedding_errors(embedder, reranker, model_info(embedder).dimension);
-      test_embedding(embedder);
-      test_embedding_options(&cfg, embedder);
-      test_older_caller(&cfg, embedder);
-      test_newer_caller(&cfg, root);
-      test_reranking(reranker, embedder);
-      test_tokenizer(&cfg, embedder);
-      test_threads(embedder, reranker);
-      test_sparse(&cfg, embedder, reranker);
+      if (in_share(&cfg)) test_info(&cfg, embedder, reranker);
+      if (in_share(&cfg)) test_embedding_errors(embedder, reranker, model_info(embedder).dimension);
+      if (in_share(&cfg)) test_embedding(embedder);
+      if (in_share(&cfg)) test_embedding_options(&cfg, embedder);
+      if (in_share(&cfg)) test_tokenizer(&cfg, embedder);
+      if (in_share(&cfg)) test_older_caller(&cfg, embedder);
+      if (in_share(&cfg)) test_reranking(reranker, embedder);
+      if (in_share(&cfg)) test_newer_caller(&cfg, root);
+      if (in_share(&cfg)) test_sparse(&cfg, embedder, reranker);
+      if (in_share(&cfg)) test_threads(embedder, reranker);
     }
     sieve_model_destroy(embedder);
     sieve_model_destroy(reranker);
-    test_multilabel(&cfg);
-    test_model_tokenizer_replace(&cfg);
-    if (make_search_index(&cfg, &search_index)) {
+    if (in_share(&cfg)) test_multilabel(&cfg);
+    if (in_share(&cfg) && make_search_index(&cfg, &search_index)) {
       /* The fast run's cross-encoder has three labels: only the checks that
          need no reranking scores run there. */
       reranker = load_model(cfg.reranker, NULL);
       test_search(&cfg, &search_index, reranker, !cfg.fast);
       sieve_model_destroy(reranker);
     }
-    test_registry(&cfg, root);
-    test_registry_options(&cfg, root);
+    if (in_share(&cfg)) test_model_tokenizer_replace(&cfg);
+    if (in_share(&cfg)) test_registry_options(&cfg, root);
+    if (in_share(&cfg)) test_registry(&cfg, root);
   }
 
   nftw(cfg.tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);

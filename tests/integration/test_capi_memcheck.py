@@ -2,7 +2,8 @@
 (build/sieve_capi_test, or SIEVE_CAPI_TEST) on the tiny fixture models:
 
 - the whole C test (--fast): no invalid reads or writes, no uninitialised
-  values, no definite leaks;
+  values, no definite leaks (the fast tier runs one of its two shares,
+  --part K/2, drawn by the commit's seed; the full tier runs all of it);
 - models and tokenizers created, used and destroyed SIEVE_MEMCHECK_ROUNDS
   times (default 50 in the full tier, 10 in the fast one) leave no more memory behind at exit than once: a leak
   that stays reachable (a growing cache) shows there, not as a definite leak;
@@ -29,6 +30,9 @@ SUPPRESSIONS = ROOT / "tests" / "valgrind.supp"
 # A leak per round shows as growth between one round and these many (4 in the fast tier: valgrind runs the C test
 # about 50 times slower).
 ROUNDS = int(os.environ.get("SIEVE_MEMCHECK_ROUNDS", tier.fast_or_full("4", "50")))
+# The C test's sections under memcheck: half of them in the fast tier (valgrind takes minutes over all of them),
+# the other half on a commit of the other parity.
+SHARE = tier.fast_or_full(["--part", f"{tier.rng('memcheck').randrange(2) + 1}/2"], [])
 # valgrind's exit status for its own findings, told apart from the C test's
 # own failures (1) and set-up errors (2).
 VALGRIND_FOUND = 97
@@ -76,7 +80,7 @@ def runs(tmp_path_factory):
     assert shutil.which("valgrind"), "valgrind is missing: scripts/bootstrap.sh installs it (apt-get install valgrind)"
     assert CAPI_TEST.exists(), f"{CAPI_TEST} is missing: build the sieve_capi_test target"
     log_dir = tmp_path_factory.mktemp("memcheck")
-    started = {"fast": Run("fast", log_dir), "once": Run("once", log_dir, "--loop", "1"),
+    started = {"fast": Run("fast", log_dir, *SHARE), "once": Run("once", log_dir, "--loop", "1"),
                "many": Run("many", log_dir, "--loop", str(ROUNDS)),
                "forgotten": Run("forgotten", log_dir, "--leak-on-purpose")}
     yield started

@@ -113,6 +113,20 @@ std::optional<fs::path> hub_cache_snapshot(const fs::path& repo) {
   return newest;
 }
 
+// The snapshot that serves `name` from a repository in Hugging Face's cache layout under `root`: its last two
+// parts as org/name (root/.../models--org--name), else its last part alone (root/.../models--name).
+std::optional<fs::path> hub_cache_folder(const fs::path& root, const fs::path& name) {
+  for (const auto& [parent, repo] :
+       {std::pair{name.parent_path().parent_path(), name.parent_path().filename() / name.filename()},
+        std::pair{name.parent_path(), name.filename()}}) {
+    if (repo.empty() || repo.begin()->empty()) continue;
+    std::string leaf(kHubCachePrefix);
+    for (const auto& part : repo) leaf += (leaf.size() > kHubCachePrefix.size() ? "--" : "") + part.string();
+    if (auto snapshot = hub_cache_snapshot(root / parent / leaf)) return snapshot;
+  }
+  return std::nullopt;
+}
+
 // Model folders below `dir`, by name; a model folder is not searched further.
 // The depth bound also stops symbolic-link loops.
 void find_models(const fs::path& dir, const std::string& prefix, int depth, std::vector<std::string>& names) {
@@ -347,19 +361,7 @@ fs::path ModelRegistry::resolve(std::string_view name) const {
   fs::path folder = impl_->root / fs::path(name);
   std::error_code ec;
   if (!fs::exists(folder, ec)) {
-    // A repository in Hugging Face's cache layout (models--org--name/snapshots/...), named org/name (or name).
-    const fs::path path(name);
-    for (const auto& [parent, repo] :
-         {std::pair{path.parent_path().parent_path(), path.parent_path().filename() / path.filename()},
-          std::pair{path.parent_path(), path.filename()}}) {
-      if (repo.empty() || repo.begin()->empty()) continue;
-      std::string leaf(kHubCachePrefix);
-      for (const auto& part : repo) leaf += (leaf.size() > kHubCachePrefix.size() ? "--" : "") + part.string();
-      if (auto snapshot = hub_cache_snapshot(impl_->root / parent / leaf)) {
-        folder = *snapshot;
-        break;
-      }
-    }
+    if (auto snapshot = hub_cache_folder(impl_->root, name)) folder = *snapshot;
   }
   if (!fs::exists(folder, ec)) {
     throw Error(ErrorCode::kNotFound, quoted(name) + " not found: no folder " + folder.string());

@@ -22,8 +22,10 @@ namespace fs = std::filesystem;
 constexpr std::string_view kLatest = ":latest";
 
 // Ollama names models NAME:TAG; Sieve's have no tags, so NAME and NAME:latest are the same model.
-std::optional<std::string> model_name(const json& body) {
+// `older_key`: also "name", which older clients send to /api/show.
+std::optional<std::string> model_name(const json& body, bool older_key = false) {
   std::optional<std::string> name = optional_string(body, "model");
+  if (!name && older_key) name = optional_string(body, "name");
   if (!name || name->empty()) throw HttpError(400, "`model` is required", "model");
   if (name->ends_with(kLatest)) name->resize(name->size() - kLatest.size());
   return name;
@@ -61,8 +63,7 @@ std::uint64_t folder_bytes(const ServedModel& m) {
   return bytes;
 }
 
-json details(const ServedModel& m) {
-  const std::string f = family(m);
+json details(const std::string& f) {
   return {{"parent_model", ""},   {"format", "onnx"},
           {"family", f},          {"families", f.empty() ? json::array() : json::array({f})},
           {"parameter_size", ""}, {"quantization_level", ""}};
@@ -74,7 +75,7 @@ json listed(const ServerState& state, const ServedModel& m) {
           {"modified_at", rfc3339(state.started)},
           {"size", folder_bytes(m)},
           {"digest", ""},
-          {"details", details(m)}};
+          {"details", details(family(m))}};
 }
 
 // The texts of /api/embed's "input" (a string or a list of strings) or /api/embeddings' "prompt"; none for an
@@ -204,19 +205,16 @@ json running(const ServerState& state) {
 
 json show(ServerState& state, const Request& req) {
   const json body = parse_object(req.body);
-  std::optional<std::string> name = optional_string(body, "model");
-  if (!name) name = optional_string(body, "name");  // older clients
-  if (!name || name->empty()) throw HttpError(400, "`model` is required", "model");
-  if (name->ends_with(kLatest)) name->resize(name->size() - kLatest.size());
-  const ServedModel& m = state.models.any(name);
-  const std::string arch = family(m).empty() ? "onnx" : family(m);
+  const ServedModel& m = state.models.any(model_name(body, true));
+  const std::string f = family(m);
+  const std::string arch = f.empty() ? "onnx" : f;
   json model_info = {{"general.architecture", arch}};
   model_info[arch + ".context_length"] = m.info().max_length;
   if (!m.is_reranker()) model_info[arch + ".embedding_length"] = m.info().dimension;
   return {{"modelfile", ""},
           {"parameters", ""},
           {"template", ""},
-          {"details", details(m)},
+          {"details", details(f)},
           {"model_info", std::move(model_info)},
           {"capabilities", m.is_reranker() ? json::array({"rerank"}) : json::array({"embedding"})},
           {"modified_at", rfc3339(state.started)}};

@@ -66,8 +66,9 @@ budgets='
   unit tests                   |   60 |   60
   integration and parity tests | 1300 | 2400
   Zig and Go bindings          |  800 | 1500
-  sanitizer builds, tests and fuzzing | 1500 | 2700
+  sanitizer builds and unit tests | 1500 | 2700
   integration tests, sanitized |  300 |  300
+  fuzzing                      |   60 |  210
   whole run                    | 2400 | 5400
 '
 declare -A BUDGET=()
@@ -266,8 +267,10 @@ stage "integration and parity tests"
 # The integration tests leave a core idle much of the time, and so do the
 # bindings' tests (Zig's build runner and header translation are
 # single-threaded): the sanitizer and fuzzer builds, then the sanitized unit
-# tests and the fuzzers, and the Zig and Go bindings' tests run beside them, at
-# lower priorities, so that the integration tests keep theirs.
+# tests, and the Zig and Go bindings' tests run beside them, at lower
+# priorities, so that the integration tests keep theirs. The fuzzers run beside
+# the sanitized integration tests (each fuzzer takes a core; the tests mostly
+# wait on servers).
 #
 # Allocation stacks by frame pointers (fast_unwind_on_malloc=1): several times faster than
 # full unwinding, which the sanitized runs spent most of their time in. ONNX Runtime has no
@@ -288,22 +291,22 @@ timed() {
   "$@"
   echo "== $name: $((SECONDS - start)) s"
 }
-sanitized_and_fuzzed() {
+sanitized_builds_and_unit_tests() {
   timed "sanitizer build" bash scripts/sanitize_build.sh build-sanitize
   timed "fuzzer build" bash scripts/fuzz.sh --build-only
   timed "unit tests, sanitized" env "${sanitizer_env[@]}" ctest --test-dir build-sanitize --output-on-failure -j2
-  timed "fuzzing" env "${sanitizer_env[@]}" bash scripts/fuzz.sh "$fuzz_seconds"
 }
-background "sanitizer builds, tests and fuzzing" nice -n 10 bash -c \
-  "$(declare -p sanitizer_env root fuzz_seconds); $(declare -f timed sanitized_and_fuzzed); set -euo pipefail; sanitized_and_fuzzed"
+background "sanitizer builds and unit tests" nice -n 10 bash -c \
+  "$(declare -p sanitizer_env root); $(declare -f timed sanitized_builds_and_unit_tests); set -euo pipefail; sanitized_builds_and_unit_tests"
 background "Zig and Go bindings" nice -n 5 bash -c \
   'bash scripts/test_zig.sh build/stage && bash scripts/test_go.sh build/stage'
 .venv/bin/python -m pytest -q -s --durations=15 tests/integration
 stage ""
 join "Zig and Go bindings"
-join "sanitizer builds, tests and fuzzing"
+join "sanitizer builds and unit tests"
 
 export "${sanitizer_env[@]}"
+background "fuzzing" nice -n 5 bash scripts/fuzz.sh "$fuzz_seconds"
 stage "integration tests, sanitized"
 # The command-line error paths, the server (bad inputs, limits, drain; a leak
 # makes the server's exit status non-zero) and sieve pull against the mock hub
@@ -319,4 +322,5 @@ SIEVE_BIN="$root/build-sanitize/sieve" .venv/bin/python -m pytest -q tests/integ
   tests/integration/test_hostile_ingest.py \
   -k "not real_model and not c_abi and not python_package and not memory_comes_back"
 stage ""
+join "fuzzing"
 table

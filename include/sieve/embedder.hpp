@@ -128,6 +128,17 @@ struct EmbedOptions {
   std::function<bool(std::size_t done, std::size_t total)> progress;
 };
 
+// Embedder::embed_late_chunks(): how the chunks make one document and how a long document is run.
+struct LateChunkOptions {
+  // Put between consecutive chunks in the document (as the chunks' own text would have them).
+  std::string separator = " ";
+  // Text tokens that consecutive windows of a document longer than the model's maximum length share (each token's
+  // state comes from the window where it has the most context); unset: a quarter of a window.
+  std::optional<std::size_t> overlap;
+  // prompt, prompt_name, normalize, dimensions as embed() takes them; batch_size: windows per run.
+  EmbedOptions embed;
+};
+
 // One tokenized input, ready for Embedder::run_batch().
 struct EncodedText {
   Encoding encoding;
@@ -148,6 +159,15 @@ class Embedder {
   [[nodiscard]] Embeddings embed(const std::vector<std::string>& texts, EmbedTimings* timings = nullptr) const;
   [[nodiscard]] Embeddings embed(std::span<const std::string_view> texts, const EmbedOptions& options,
                                  EmbedTimings* timings = nullptr) const;
+  // Late chunking: `chunks`, consecutive parts of one document, joined by options.separator and encoded once (in
+  // overlapping windows of the model's maximum length when longer); each chunk's vector is the model's pooling over
+  // the token states of its own tokens (a token belongs to the chunk holding its last byte), then the model's modules,
+  // Matryoshka truncation and normalization, so that a chunk's vector knows the text around it. One vector per chunk,
+  // in their order. The model must give token states and pool them by mean or max (not pool inside its graph, nor by
+  // CLS or last token: kUnsupported); a chunk without a token is an Error (kInvalidInput) naming its index.
+  [[nodiscard]] Embeddings embed_late_chunks(std::span<const std::string_view> chunks,
+                                             const LateChunkOptions& options = {},
+                                             EmbedTimings* timings = nullptr) const;
   // A sparse model's vectors, one per input in input order (embed() refuses
   // a sparse model, and embed_sparse() a dense one).
   [[nodiscard]] std::vector<SparseVector> embed_sparse(std::span<const std::string_view> texts,

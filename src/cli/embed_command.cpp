@@ -33,12 +33,16 @@ struct EmbedArgs {
   bool has_dimensions = false;
   std::string precision = "float32";
   std::string calibration;
-  bool sparse = false;
+  std::string chunk_separator = " ";  // --late-chunking
+  std::size_t overlap = 0;
   std::size_t top_k = 0;
   float min_weight = 0;
+  bool sparse = false;
   bool tokens = false;
   bool multi_vector = false;
   bool query = false;
+  bool late_chunking = false;
+  bool has_overlap = false;
 };
 
 // Calibration vectors for int8/uint8: a .npy float matrix (e.g. from
@@ -260,6 +264,14 @@ int run_embed(const EmbedArgs& args) {
   if (args.has_prompt) options.prompt = args.prompt;
   if (!args.prompt_name.empty()) options.prompt_name = args.prompt_name;
   if (args.has_dimensions) options.dimensions = args.dimensions;
+  if (args.late_chunking && (args.sparse || args.multi_vector)) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "--late-chunking gives dense vectors; it does not apply to --sparse or "
+                "--multi-vector");
+  }
+  if (!args.late_chunking && (args.has_overlap || args.chunk_separator != " ")) {
+    throw Error(ErrorCode::kInvalidArgument, "--chunk-separator and --overlap apply to --late-chunking only");
+  }
   if (args.sparse && args.multi_vector) {
     throw Error(ErrorCode::kInvalidArgument, "--sparse and --multi-vector are different models' outputs; give one");
   }
@@ -311,15 +323,7 @@ int run_embed(const EmbedArgs& args) {
       first_row = false;
     }
   };
-  const auto consume = [&](std::vector<std::string>& texts, std::size_t first_line) {
-    Embeddings result;
-    try {
-      result = embedder.embed(texts);
-    } catch (const Error& e) {
-      // The pipeline names the index inside the chunk; users need the line.
-      if (!e.input_index()) throw;
-      throw Error(e.code(), "input " + std::to_string(first_line + *e.input_index() + 1) + ": " + e.message());
-    }
+  const auto write_result = [&](const Embeddings& result) {
     dimension = result.dimension;
     rows += result.rows;
     if (hold_all) {
@@ -343,7 +347,31 @@ int run_embed(const EmbedArgs& args) {
       first_row = false;
     }
   };
-  for_each_input_chunk(args.texts, consume);
+  // The pipeline names the index inside what it was given; users need the line.
+  const auto embedding = [](std::size_t first_line, const auto& embed) {
+    try {
+      return embed();
+    } catch (const Error& e) {
+      if (!e.input_index()) throw;
+      throw Error(e.code(), "input " + std::to_string(first_line + *e.input_index() + 1) + ": " + e.message());
+    }
+  };
+  if (args.late_chunking) {
+    // Every input is a chunk of one document: all of them are read first.
+    std::vector<std::string> chunks;
+    for_each_input_chunk(args.texts, [&](std::vector<std::string>& texts, std::size_t) {
+      std::move(texts.begin(), texts.end(), std::back_inserter(chunks));
+    });
+    const std::vector<std::string_view> views(chunks.begin(), chunks.end());
+    LateChunkOptions late;
+    late.separator = args.chunk_separator;
+    if (args.has_overlap) late.overlap = args.overlap;
+    write_result(embedding(0, [&] { return embedder.embed_late_chunks(views, late); }));
+  } else {
+    for_each_input_chunk(args.texts, [&](std::vector<std::string>& texts, std::size_t first_line) {
+      write_result(embedding(first_line, [&] { return embedder.embed(texts); }));
+    });
+  }
   if (hold_all && rows > 0) {
     Embeddings held;
     held.rows = rows;
@@ -420,7 +448,17 @@ Action add_embed_command(CLI::App& app) {
                 "Token vectors of a ColBERT model: per input, an array of normalized vectors, one per token kept");
   cmd->add_flag("--query", args->query,
                 "With --multi-vector: encode the inputs as queries (query marker and expansion), not documents");
-  return [args, prompt, dimensions] {
+  cmd->add_flag("--late-chunking", args->late_chunking,
+                "Late chunking: the inputs are consecutive chunks of one document, embedded together (in overlapping "
+                "windows of the model's maximum length when longer); each chunk's vector pools its own tokens' "
+                "states, so it knows the text around it. One vector per input");
+  cmd->add_option("--chunk-separator", args->chunk_separator,
+                  "With --late-chunking: the text put between consecutive chunks (default: a space)");
+  auto* overlap = cmd->add_option("--overlap", args->overlap,
+                                  "With --late-chunking: tokens that consecutive windows of a long document share "
+                                  "(default: a quarter of a window)");
+  return [args, prompt, dimensions, overlap] {
+    args->has_overlap = overlap->count() > 0;
     args->has_prompt = prompt->count() > 0;
     args->has_dimensions = dimensions->count() > 0;
     return run_embed(*args);

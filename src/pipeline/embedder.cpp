@@ -11,6 +11,7 @@
 #include "pipeline/heads/dense_head.hpp"
 #include "pipeline/heads/multi_vector_head.hpp"
 #include "pipeline/heads/sparse_head.hpp"
+#include "pipeline/late_chunking.hpp"
 #include "pipeline/model_inputs.hpp"
 #include "pipeline/pooling.hpp"
 #include "pipeline/runner.hpp"
@@ -77,9 +78,12 @@ struct Embedder::Impl {
   std::size_t batch_size = 32;
   std::optional<std::size_t> dimensions;
   InvalidUtf8 invalid_utf8 = InvalidUtf8::kError;
-  // Truncating from the left is rare; its tokenizer is loaded on first use.
+  // Truncating from the left is rare; its tokenizer is loaded on first use. So is late chunking's, which does not
+  // truncate.
   mutable std::once_flag left_once;
   mutable std::unique_ptr<Tokenizer> left_tokenizer;
+  mutable std::once_flag whole_once;
+  mutable std::unique_ptr<Tokenizer> whole_tokenizer;
 
   Impl(model::ModelFolder f, model::ModelSpec p, Tokenizer t, runtime::Session s)
       : folder(std::move(f)), tokenizer(std::move(t)), runner(std::move(s), folder.onnx_file), spec(std::move(p)) {}
@@ -110,6 +114,34 @@ struct Embedder::Impl {
       left_tokenizer = std::move(t);
     });
     return *left_tokenizer;
+  }
+
+  [[nodiscard]] const Tokenizer& untruncated_tokenizer() const {
+    std::call_once(whole_once, [&] {
+      auto t = std::make_unique<Tokenizer>(Tokenizer::from_file(folder.tokenizer_file));
+      t->set_padding(std::nullopt);
+      t->set_truncation(std::nullopt);
+      t->set_invalid_utf8(invalid_utf8);
+      whole_tokenizer = std::move(t);
+    });
+    return *whole_tokenizer;
+  }
+
+  // The prompt a call asks for (`prompt` wins over `prompt_name`; neither: the embedder's) and the tokens of it that
+  // pooling leaves out.
+  [[nodiscard]] std::pair<std::string, std::size_t> prompt_for(const std::optional<std::string>& prompt,
+                                                               const std::optional<std::string>& prompt_name) const {
+    if (!prompt && !prompt_name) return {info.dense.prompt, info.dense.prompt_length};
+    EmbedderOptions chosen;
+    chosen.prompt = prompt;
+    chosen.prompt_name = prompt_name;
+    std::string text = choose_prompt(chosen, folder);
+    if (!text.empty() && !folder.pooling_include_prompt && info.pooled_by_model) {
+      throw Error(ErrorCode::kUnsupported, "the model pools inside the ONNX graph, so prompt \"" +
+                                               (prompt ? *prompt : *prompt_name) + "\" cannot be left out of pooling");
+    }
+    const std::size_t skip = prompt_pooling_skip(text);
+    return {std::move(text), skip};
   }
 
   // Tokens of a prompt that pooling leaves out: sentence-transformers counts
@@ -392,20 +424,7 @@ Embeddings Embedder::embed(const std::vector<std::string>& texts, EmbedTimings* 
 
 std::vector<EncodedText> Embedder::encode(std::span<const std::string_view> texts, const EncodeOptions& options) const {
   const Impl& m = *impl_;
-  std::string prompt = m.info.dense.prompt;
-  std::size_t prompt_tokens = m.info.dense.prompt_length;
-  if (options.prompt || options.prompt_name) {
-    EmbedderOptions chosen;
-    chosen.prompt = options.prompt;
-    chosen.prompt_name = options.prompt_name;
-    prompt = choose_prompt(chosen, m.folder);
-    if (!prompt.empty() && !m.folder.pooling_include_prompt && m.info.pooled_by_model) {
-      throw Error(ErrorCode::kUnsupported, "the model pools inside the ONNX graph, so prompt \"" +
-                                               (options.prompt ? *options.prompt : *options.prompt_name) +
-                                               "\" cannot be left out of pooling");
-    }
-    prompt_tokens = m.prompt_pooling_skip(prompt);
-  }
+  auto [prompt, prompt_tokens] = m.prompt_for(options.prompt, options.prompt_name);
   // sentence-transformers prepends the prompt to the text before tokenizing.
   std::vector<std::string> prompted;
   std::vector<std::string_view> prompted_views;
@@ -572,6 +591,109 @@ Embeddings Embedder::embed(std::span<const std::string_view> texts, const EmbedO
                                                                    std::to_string(result.rows) + " inputs");
                           }
                         });
+  return result;
+}
+
+Embeddings Embedder::embed_late_chunks(std::span<const std::string_view> chunks, const LateChunkOptions& options,
+                                       EmbedTimings* timings) const {
+  const Impl& m = *impl_;
+  if (m.info.output_kind != OutputKind::kDense) refuse_output_kind(m.info, m.spec.kind, OutputKind::kDense);
+  if (m.info.pooled_by_model) {
+    throw Error(ErrorCode::kUnsupported, m.info.folder.string() +
+                                             " pools inside its ONNX graph, so it gives no token states for late "
+                                             "chunking (export it with its token states: sieve-export export)");
+  }
+  for (const Pooling mode : m.info.dense.pooling_modes) {
+    if (!pipeline::late_chunking_pools_by(mode)) {
+      throw Error(ErrorCode::kUnsupported, m.info.folder.string() + " pools by " + to_string(mode) +
+                                               ": late chunking pools each chunk's own tokens, by mean or max");
+    }
+  }
+  const EmbedOptions& embed_options = options.embed;
+  const std::size_t keep = embed_options.dimensions.value_or(m.dimensions.value_or(m.info.model_dimension));
+  if (keep == 0 || keep > m.info.model_dimension) {
+    throw Error(ErrorCode::kInvalidArgument, "dimensions " + std::to_string(keep) +
+                                                 " is not between 1 and the model's " +
+                                                 std::to_string(m.info.model_dimension));
+  }
+  const bool normalize = embed_options.normalize.value_or(m.info.normalize);
+  EmbedTimings local;
+  EmbedTimings& t = timings != nullptr ? *timings : local;
+  Embeddings result;
+  result.rows = chunks.size();
+  result.dimension = keep;
+  if (chunks.empty()) return result;
+
+  auto start = Clock::now();
+  // The prompt goes before the document, as encode() puts it before a text; its tokens lie before every chunk.
+  const auto [prompt, prompt_tokens] = m.prompt_for(embed_options.prompt, embed_options.prompt_name);
+  pipeline::JoinedChunks joined = pipeline::join_chunks(chunks, options.separator);
+  joined.document.insert(0, prompt);
+  for (pipeline::ChunkSpan& span : joined.spans) {
+    span.begin += prompt.size();
+    span.end += prompt.size();
+  }
+  const Encoding document = m.untruncated_tokenizer().encode(joined.document, true);
+  const std::size_t max_length = m.info.max_length;
+  const std::size_t width_guess = max_length > 4 ? max_length - 2 : 1;
+  const pipeline::WindowPlan plan =
+      pipeline::plan_windows(document, max_length, options.overlap.value_or(width_guess / 4));
+  const std::vector<std::vector<std::size_t>> tokens = pipeline::chunk_tokens(document, plan, joined.spans);
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    if (tokens[i].empty()) {
+      throw Error(ErrorCode::kInvalidInput, "holds no token (late chunking needs text in every chunk)", i);
+    }
+  }
+  std::vector<Encoding> windows;
+  windows.reserve(plan.windows.size());
+  for (const pipeline::Window& w : plan.windows) windows.push_back(pipeline::window_encoding(document, plan, w));
+  t.tokenize_seconds += seconds_since(start);
+
+  // Each text token's state from the window that owns it.
+  std::size_t dim = 0;  // the token states' width, from the first run
+  std::vector<float> states;
+  std::vector<const Encoding*> batch;
+  std::vector<std::size_t> lengths;
+  for (const Encoding& w : windows) lengths.push_back(w.size());
+  pipeline::for_each_batch(lengths, embed_options.batch_size > 0 ? embed_options.batch_size : m.batch_size,
+                           [&](std::span<const std::size_t> rows) {
+                             batch.clear();
+                             for (const std::size_t i : rows) batch.push_back(&windows[i]);
+                             const pipeline::RunOutput run = m.runner.run(batch, m.spec.output, true, &t);
+                             const auto& shape = run.output.shape();
+                             if (dim == 0 && shape.size() == 3 && shape.back() > 0) {
+                               dim = static_cast<std::size_t>(shape.back());
+                               states.resize(plan.owner.size() * dim);
+                             }
+                             if (shape.size() != 3 || static_cast<std::size_t>(shape.back()) != dim ||
+                                 (m.spec.graph_width != 0 && dim != m.spec.graph_width)) {
+                               throw Error(ErrorCode::kRuntime, "model output \"" + m.info.output + "\" has shape " +
+                                                                    shape_text(shape) + " for " +
+                                                                    std::to_string(rows.size()) + " windows of " +
+                                                                    std::to_string(run.sequence) + " tokens");
+                             }
+                             const float* out = run.output.data();
+                             for (std::size_t row = 0; row < rows.size(); ++row) {
+                               const pipeline::Window& w = plan.windows[rows[row]];
+                               for (std::size_t i = 0; i < w.count; ++i) {
+                                 const std::size_t token = w.first + i;
+                                 if (plan.owner[token] != rows[row]) continue;
+                                 const float* state = out + (row * run.sequence + plan.leading + i) * dim;
+                                 std::copy_n(state, dim, states.begin() + static_cast<std::ptrdiff_t>(token * dim));
+                               }
+                             }
+                           });
+
+  start = Clock::now();
+  const std::size_t pooled_width = dim * m.info.dense.pooling_modes.size();
+  std::vector<float> pooled = pipeline::pool_chunks(states, dim, tokens, m.info.dense.pooling_modes);
+  pooled = pipeline::apply_vector_modules(m.spec.vector_modules, std::move(pooled), tokens.size(), pooled_width);
+  const std::size_t width = pooled.size() / tokens.size();
+  result.data.resize(result.rows * keep);
+  for (std::size_t i = 0; i < result.rows; ++i) {
+    finish(std::span<const float>(pooled).subspan(i * width, width), keep, normalize, result.data.data() + i * keep);
+  }
+  t.pool_seconds += seconds_since(start);
   return result;
 }
 

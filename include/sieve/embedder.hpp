@@ -128,6 +128,12 @@ struct EmbedOptions {
   std::function<bool(std::size_t done, std::size_t total)> progress;
 };
 
+// A part of a text: bytes [begin, end).
+struct TextSpan {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+};
+
 // Embedder::embed_late_chunks(): how the chunks make one document and how a long document is run.
 struct LateChunkOptions {
   // Put between consecutive chunks in the document (as the chunks' own text would have them).
@@ -166,6 +172,11 @@ class Embedder {
   // in their order. The model must give token states and pool them by mean or max (not pool inside its graph, nor by
   // CLS or last token: kUnsupported); a chunk without a token is an Error (kInvalidInput) naming its index.
   [[nodiscard]] Embeddings embed_late_chunks(std::span<const std::string_view> chunks,
+                                             const LateChunkOptions& options = {},
+                                             EmbedTimings* timings = nullptr) const;
+  // Late chunking of chunks given as spans of `document` (in any order; they may overlap, as a search index's
+  // chunks do): one vector per span, in their order. options.separator is not used.
+  [[nodiscard]] Embeddings embed_late_chunks(std::string_view document, std::span<const TextSpan> spans,
                                              const LateChunkOptions& options = {},
                                              EmbedTimings* timings = nullptr) const;
   // A sparse model's vectors, one per input in input order (embed() refuses

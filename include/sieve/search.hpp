@@ -31,6 +31,9 @@ namespace sieve {
 struct ChunkingOptions {
   std::size_t chunk_tokens = 256;  // tokens per chunk (capped by the model's max length)
   std::size_t overlap_tokens = 32;
+  // Late chunking: each document is encoded once and each chunk's vector pooled from its own tokens' states
+  // (Embedder::embed_late_chunks()), so that it knows the text around it.
+  bool late_chunking = false;
 };
 
 struct IndexCreateOptions {

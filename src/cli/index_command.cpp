@@ -28,6 +28,7 @@ struct IndexArgs {
   std::uint64_t max_file_bytes = kDefaultMaxFileBytes;
   bool follow_links = false;
   bool keep_missing = false;
+  bool late_chunking = false;
   std::vector<std::string> include;
   std::vector<std::string> exclude;
   double settle_s = 0.5;
@@ -88,6 +89,17 @@ struct WritableIndex {
   std::optional<Embedder> sparse;
 };
 
+// --late-chunking is chosen when an index is made: asking for it on an index made without it is an error, not a
+// mix of vectors made two ways.
+void check_late_chunking(const IndexArgs& args, const SearchIndex& index) {
+  if (args.late_chunking && !index.stats().chunking.late_chunking) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "the index in " + args.index +
+                    " embeds each chunk alone; late chunking is chosen when an index is made (make a new one with "
+                    "--late-chunking)");
+  }
+}
+
 WritableIndex open_writable(const IndexArgs& args) {
   std::optional<SearchIndex> index;
   std::string model_path = args.model.model;
@@ -120,10 +132,11 @@ WritableIndex open_writable(const IndexArgs& args) {
   if (!sparse_path.empty()) sparse.emplace(load_embedder(args.model, sparse_path));
   if (!index || !args.sparse_model.empty()) {
     IndexCreateOptions options;
-    options.chunking = {args.chunk_tokens, args.overlap_tokens};
+    options.chunking = {args.chunk_tokens, args.overlap_tokens, args.late_chunking};
     options.exact_threshold = args.exact_threshold;
     index = SearchIndex::create(folder, embedder, options, sparse ? &*sparse : nullptr);
   }
+  check_late_chunking(args, *index);
   WritableIndex writable;
   writable.index = std::move(index);
   writable.embedder.emplace(std::move(embedder));
@@ -283,10 +296,11 @@ int run_create(const IndexArgs& args) {
   std::optional<Embedder> sparse;
   if (!args.sparse_model.empty()) sparse.emplace(load_embedder(args.model, args.sparse_model));
   IndexCreateOptions options;
-  options.chunking = {args.chunk_tokens, args.overlap_tokens};
+  options.chunking = {args.chunk_tokens, args.overlap_tokens, args.late_chunking};
   options.exact_threshold = args.exact_threshold;
   // An index that exists already is opened and checked against the model.
   const SearchIndex index = SearchIndex::create(args.index, embedder, options, sparse ? &*sparse : nullptr);
+  check_late_chunking(args, index);
   const IndexStats stats = index.stats();
   if (args.json) {
     write_stdout(index_stats_json(stats) + "\n");
@@ -331,7 +345,7 @@ int run_stats(const IndexArgs& args) {
            std::to_string(stats.sparse_postings) + " weights stored\n";
   }
   out += "chunking:   " + std::to_string(stats.chunking.chunk_tokens) + " tokens, overlap " +
-         std::to_string(stats.chunking.overlap_tokens) + "\n";
+         std::to_string(stats.chunking.overlap_tokens) + (stats.chunking.late_chunking ? ", late chunking" : "") + "\n";
   out += "sources:    " + std::to_string(stats.sources) + "\n";
   out += "documents:  " + std::to_string(stats.documents) + "\n";
   out += "chunks:     " + std::to_string(stats.chunks) + "\n";
@@ -375,6 +389,9 @@ void add_create_options(CLI::App& command, IndexArgs& args) {
   command
       .add_option("--overlap", args.overlap_tokens, "Tokens shared by consecutive chunks, for a new index (default 32)")
       ->check(non_negative_number());
+  command.add_flag("--late-chunking", args.late_chunking,
+                   "Late chunking, for a new index: each document is encoded once and each chunk's vector pooled "
+                   "from its own tokens' states, so that it knows the text around it");
   command
       .add_option("--exact-threshold", args.exact_threshold,
                   "Below this many chunks search is exact and no graph is used, for a new index (default 20000)")

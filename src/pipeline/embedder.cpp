@@ -596,6 +596,12 @@ Embeddings Embedder::embed(std::span<const std::string_view> texts, const EmbedO
 
 Embeddings Embedder::embed_late_chunks(std::span<const std::string_view> chunks, const LateChunkOptions& options,
                                        EmbedTimings* timings) const {
+  const pipeline::JoinedChunks joined = pipeline::join_chunks(chunks, options.separator);
+  return embed_late_chunks(joined.document, joined.spans, options, timings);
+}
+
+Embeddings Embedder::embed_late_chunks(std::string_view text, std::span<const TextSpan> spans,
+                                       const LateChunkOptions& options, EmbedTimings* timings) const {
   const Impl& m = *impl_;
   if (m.info.output_kind != OutputKind::kDense) refuse_output_kind(m.info, m.spec.kind, OutputKind::kDense);
   if (m.info.pooled_by_model) {
@@ -620,25 +626,32 @@ Embeddings Embedder::embed_late_chunks(std::span<const std::string_view> chunks,
   EmbedTimings local;
   EmbedTimings& t = timings != nullptr ? *timings : local;
   Embeddings result;
-  result.rows = chunks.size();
+  result.rows = spans.size();
   result.dimension = keep;
-  if (chunks.empty()) return result;
+  if (spans.empty()) return result;
 
   auto start = Clock::now();
   // The prompt goes before the document, as encode() puts it before a text; its tokens lie before every chunk.
   const auto [prompt, prompt_tokens] = m.prompt_for(embed_options.prompt, embed_options.prompt_name);
-  pipeline::JoinedChunks joined = pipeline::join_chunks(chunks, options.separator);
-  joined.document.insert(0, prompt);
-  for (pipeline::ChunkSpan& span : joined.spans) {
+  std::vector<TextSpan> shifted(spans.begin(), spans.end());
+  for (TextSpan& span : shifted) {
+    if (span.begin > span.end || span.end > text.size()) {
+      throw Error(ErrorCode::kInvalidArgument, "chunk " + std::to_string(&span - shifted.data()) + " (bytes " +
+                                                   std::to_string(span.begin) + " to " + std::to_string(span.end) +
+                                                   ") is not within the document's " + std::to_string(text.size()) +
+                                                   " bytes");
+    }
     span.begin += prompt.size();
     span.end += prompt.size();
   }
-  const Encoding document = m.untruncated_tokenizer().encode(joined.document, true);
+  std::string prompted;
+  if (!prompt.empty()) prompted = prompt + std::string(text);
+  const Encoding document = m.untruncated_tokenizer().encode(prompt.empty() ? text : prompted, true);
   const std::size_t max_length = m.info.max_length;
   const std::size_t width_guess = max_length > 4 ? max_length - 2 : 1;
   const pipeline::WindowPlan plan =
       pipeline::plan_windows(document, max_length, options.overlap.value_or(width_guess / 4));
-  const std::vector<std::vector<std::size_t>> tokens = pipeline::chunk_tokens(document, plan, joined.spans);
+  const std::vector<std::vector<std::size_t>> tokens = pipeline::chunk_tokens(document, plan, shifted);
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     if (tokens[i].empty()) {
       throw Error(ErrorCode::kInvalidInput, "holds no token (late chunking needs text in every chunk)", i);
@@ -654,6 +667,7 @@ Embeddings Embedder::embed_late_chunks(std::span<const std::string_view> chunks,
   std::vector<float> states;
   std::vector<const Encoding*> batch;
   std::vector<std::size_t> lengths;
+  lengths.reserve(windows.size());
   for (const Encoding& w : windows) lengths.push_back(w.size());
   pipeline::for_each_batch(lengths, embed_options.batch_size > 0 ? embed_options.batch_size : m.batch_size,
                            [&](std::span<const std::size_t> rows) {

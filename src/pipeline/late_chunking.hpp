@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sieve/embedder.hpp"
 #include "sieve/model_info.hpp"
 #include "sieve/tokenizer.hpp"
 
@@ -18,10 +19,7 @@ namespace sieve::pipeline {
 // A chunk is a byte range [begin, end) of the document. A token belongs to the chunk that holds its last byte (a
 // SentencePiece token's offsets may take in the space before its word, which belongs to the previous chunk).
 
-struct ChunkSpan {
-  std::size_t begin = 0;
-  std::size_t end = 0;
-};
+using ChunkSpan = TextSpan;
 
 // The document made of `chunks` joined by `separator`, and each chunk's span in it.
 struct JoinedChunks {

@@ -437,11 +437,12 @@ std::string read_file(const fs::path& path, std::uint64_t limit, bool head_only 
 class PendingWork {
  public:
   PendingWork(IndexStorage& storage, const Embedder& embedder, const Embedder* sparse, std::size_t slice,
-              IngestReport& report)
+              bool late_chunking, IngestReport& report)
       : storage_(storage),
         embedder_(embedder),
         sparse_(sparse),
         slice_(std::max<std::size_t>(slice, 1)),
+        late_chunking_(late_chunking),
         report_(report) {}
 
   void add_document(NewDocument document) {
@@ -494,16 +495,33 @@ class PendingWork {
     for (auto& document : documents_) {
       for (auto& chunk : document.chunks) chunks.push_back(&chunk);
     }
+    if (late_chunking_) {
+      // Each document's chunks from one encoding of its whole text.
+      std::vector<TextSpan> spans;
+      for (auto& document : documents_) {
+        spans.clear();
+        for (const auto& chunk : document.chunks) spans.push_back({chunk.begin, chunk.end});
+        const Embeddings vectors = embedder_.embed_late_chunks(document.text, spans);
+        for (std::size_t i = 0; i < document.chunks.size(); ++i) {
+          const auto values = vectors.row(i);
+          document.chunks[i].vector.assign(values.begin(), values.end());
+          normalize(document.chunks[i].vector);
+        }
+        std::string().swap(document.text);
+      }
+    }
     std::vector<std::string_view> texts;
     for (std::size_t first = 0; first < chunks.size(); first += slice_) {
       const std::size_t last = std::min(chunks.size(), first + slice_);
       texts.clear();
       for (std::size_t i = first; i < last; ++i) texts.push_back(chunks[i]->text);
-      const Embeddings vectors = embedder_.embed(texts);
-      for (std::size_t i = first; i < last; ++i) {
-        const auto values = vectors.row(i - first);
-        chunks[i]->vector.assign(values.begin(), values.end());
-        normalize(chunks[i]->vector);
+      if (!late_chunking_) {
+        const Embeddings vectors = embedder_.embed(texts);
+        for (std::size_t i = first; i < last; ++i) {
+          const auto values = vectors.row(i - first);
+          chunks[i]->vector.assign(values.begin(), values.end());
+          normalize(chunks[i]->vector);
+        }
       }
       if (sparse_ == nullptr) continue;
       // The sparse model reads the chunks the dense model's tokenizer cut;
@@ -517,6 +535,7 @@ class PendingWork {
   const Embedder& embedder_;
   const Embedder* sparse_;
   std::size_t slice_;
+  bool late_chunking_;
   IngestReport& report_;
   std::vector<NewDocument> documents_;
   std::vector<FinishedSource> sources_;
@@ -603,7 +622,7 @@ void read_files(IndexStorage& storage, const std::vector<SourceFile>& files, con
   IngestProgress progress;
   progress.files_total = files.size();
   for (const auto& file : files) progress.bytes_total += file.bytes;
-  PendingWork pending(storage, embedder, sparse, options.commit_chunks, report);
+  PendingWork pending(storage, embedder, sparse, options.commit_chunks, config.options.chunking.late_chunking, report);
   const auto tell = [&] {
     progress.documents_indexed = report.documents_added;
     progress.chunks_indexed = report.chunks_added;
@@ -677,7 +696,11 @@ void read_files(IndexStorage& storage, const std::vector<SourceFile>& files, con
                                        {},
                                        section_at(extracted.sections, span.begin)});
           }
-          std::string().swap(extracted.text);  // its chunks hold it now
+          if (config.options.chunking.late_chunking) {
+            document.text = std::move(extracted.text);  // until its chunks are embedded
+          } else {
+            std::string().swap(extracted.text);  // its chunks hold it now
+          }
           pending.add_document(std::move(document));
           if (pending.chunks() >= options.commit_chunks) {
             pending.flush();

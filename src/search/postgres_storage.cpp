@@ -429,7 +429,8 @@ class PostgresStorage final : public IndexStorage {
       }
       return *value;
     };
-    return config_from(get, meta_of(db, "sparse_model_name").has_value());
+    return config_from(
+        get, [&](std::string_view key) { return meta_of(db, key); }, meta_of(db, "sparse_model_name").has_value());
   }
 
   pg::Location location_;

@@ -204,6 +204,12 @@ SearchIndex SearchIndex::create(const fs::path& folder, const Embedder& model, c
   if (options.chunking.overlap_tokens >= options.chunking.chunk_tokens) {
     throw Error(ErrorCode::kInvalidArgument, "chunk overlap must be smaller than the chunk size");
   }
+  if (options.chunking.late_chunking) {
+    // A model that cannot (it pools inside its graph, or by CLS) says why before anything is made.
+    constexpr std::string_view kProbe = "late chunking";
+    const TextSpan whole{0, kProbe.size()};
+    (void)model.embed_late_chunks(kProbe, std::span<const TextSpan>(&whole, 1));
+  }
   auto impl = std::make_unique<Impl>();
   impl->location = resolve_location(folder);
   search::StorageConfig config{describe(model), std::nullopt, options};

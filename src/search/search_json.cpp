@@ -98,6 +98,7 @@ std::string index_stats_json(const IndexStats& stats) {
                {"sparse_postings", stats.sparse_postings},
                {"chunk_tokens", stats.chunking.chunk_tokens},
                {"overlap_tokens", stats.chunking.overlap_tokens},
+               {"late_chunking", stats.chunking.late_chunking},
                {"sources", stats.sources},
                {"documents", stats.documents},
                {"chunks", stats.chunks},

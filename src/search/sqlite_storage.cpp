@@ -415,7 +415,8 @@ class SqliteStorage final : public IndexStorage {
       if (!value) throw Error(ErrorCode::kParse, db.file().string() + ": the index records no " + std::string(key));
       return *value;
     };
-    StorageConfig config = config_from(get, get("schema_version") == kSparseSchemaVersion);
+    StorageConfig config = config_from(
+        get, [&](std::string_view key) { return meta_of(db, key); }, get("schema_version") == kSparseSchemaVersion);
     if (config.model.dimension == 0) throw Error(ErrorCode::kParse, db.file().string() + ": dimension 0");
     return config;
   }

@@ -80,6 +80,7 @@ std::vector<std::pair<std::string, std::string>> config_entries(const StorageCon
       {"normalize", config.model.normalize ? "true" : "false"},
       {"chunk_tokens", std::to_string(config.options.chunking.chunk_tokens)},
       {"overlap_tokens", std::to_string(config.options.chunking.overlap_tokens)},
+      {"late_chunking", config.options.chunking.late_chunking ? "true" : "false"},
       {"exact_threshold", std::to_string(config.options.exact_threshold)},
       {"hnsw_m", std::to_string(config.options.hnsw_m)},
       {"hnsw_ef_construction", std::to_string(config.options.hnsw_ef_construction)}};
@@ -93,7 +94,8 @@ std::vector<std::pair<std::string, std::string>> config_entries(const StorageCon
   return out;
 }
 
-StorageConfig config_from(const std::function<std::string(std::string_view)>& get, bool sparse) {
+StorageConfig config_from(const std::function<std::string(std::string_view)>& get,
+                          const std::function<std::optional<std::string>(std::string_view)>& find, bool sparse) {
   StorageConfig config;
   const auto size = [&](std::string_view key) { return static_cast<std::size_t>(std::stoull(get(key))); };
   config.model.name = get("model_name");
@@ -104,6 +106,7 @@ StorageConfig config_from(const std::function<std::string(std::string_view)>& ge
   config.model.normalize = get("normalize") == "true";
   config.options.chunking.chunk_tokens = size("chunk_tokens");
   config.options.chunking.overlap_tokens = size("overlap_tokens");
+  config.options.chunking.late_chunking = find("late_chunking") == "true";
   config.options.exact_threshold = size("exact_threshold");
   config.options.hnsw_m = size("hnsw_m");
   config.options.hnsw_ef_construction = size("hnsw_ef_construction");

@@ -38,6 +38,7 @@ struct NewDocument {
   std::string format;  // its reader's name ("pdf", "text")
   Metadata metadata;
   std::vector<NewChunk> chunks;
+  std::string text;  // the whole text, kept until its chunks are embedded by late chunking (else empty)
 };
 
 struct StoredChunk {
@@ -211,7 +212,9 @@ Metadata parse_metadata(std::string_view json_text);
 std::vector<std::pair<std::string, std::string>> config_entries(const StorageConfig& config);
 // The same read back: `get` returns a key's value or throws naming what is
 // missing; `sparse` says whether the index has a sparse model.
-StorageConfig config_from(const std::function<std::string(std::string_view)>& get, bool sparse);
+// `find`: an entry that indexes made before it existed may lack.
+StorageConfig config_from(const std::function<std::string(std::string_view)>& get,
+                          const std::function<std::optional<std::string>(std::string_view)>& find, bool sparse);
 
 // Opens the SQLite storage in `folder`; with `create`, makes it (recording
 // `create`'s model and options) when the folder holds none.

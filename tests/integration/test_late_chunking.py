@@ -10,11 +10,13 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+import tier
 from conftest import MODEL, ROOT, run_sieve
 
 EXPORT_PYTHON = ROOT / ".venv-export" / "bin" / "python"
@@ -152,3 +154,56 @@ def test_late_chunking_errors_name_what_to_change():
     cls = run_sieve("embed", "--model", str(FIXTURES / "tiny-bert-cls"), "--late-chunking", "a", "b", check=False)
     err = cls.stderr.decode()
     assert cls.returncode != 0 and "pools by cls" in err and "mean or max" in err, err
+
+
+# ---- an index made with late chunking
+
+def search_recall(index: Path, queries: list[tuple[str, str]]) -> float:
+    lines = "".join(query + "\n" for _, query in queries).encode()
+    out = run_sieve("search", "--index", str(index), "--queries", "-", "--json", "--k", "10", "--mode", "vector",
+                    "--exact", input=lines).stdout
+    results = [json.loads(line) for line in out.splitlines()]
+    return sum(key in {h["document_id"] for h in r["hits"]} for (key, _), r in zip(queries, results)) / len(queries)
+
+
+@pytest.fixture(scope="module")
+def docstring_indexes(tmp_path_factory):
+    """Docstring bodies in chunks of 32 tokens (most bodies take several), indexed with and without late chunking;
+    their summaries are the queries."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import docstring_corpus
+
+    pairs = docstring_corpus.stdlib_pairs(tier.fast_or_full(200, 600))
+    folder = tmp_path_factory.mktemp("late-index")
+    corpus = folder / "docstrings.jsonl"
+    corpus.write_text("".join(json.dumps({"id": key, "text": body}) + "\n" for key, _, body in pairs))
+    indexes = {}
+    for name, extra in (("alone", []), ("late", ["--late-chunking"])):
+        indexes[name] = folder / name
+        run_sieve("index", "add", "--index", str(indexes[name]), "--model", str(MODEL), "--quiet", "--chunk-tokens",
+                  "32", "--overlap", "8", *extra, str(corpus))
+    return indexes, [(key, summary) for key, summary, _ in pairs[:tier.fast_or_full(100, 300)]]
+
+
+def test_an_index_made_with_late_chunking_finds_documents_by_chunks_that_know_them(docstring_indexes):
+    indexes, queries = docstring_indexes
+    stats = {name: json.loads(run_sieve("index", "stats", "--index", str(i), "--json").stdout)
+             for name, i in indexes.items()}
+    assert stats["late"]["late_chunking"] is True and stats["alone"]["late_chunking"] is False
+    assert stats["late"]["chunks"] == stats["alone"]["chunks"] > stats["late"]["documents"]
+    assert "late chunking" in run_sieve("index", "stats", "--index", str(indexes["late"])).stdout.decode()
+    recall = {name: search_recall(i, queries) for name, i in indexes.items()}
+    print(f"\nrecall@10 of {len(queries)} docstring summaries over bodies in 32-token chunks: {recall}")
+    assert recall["late"] >= recall["alone"], recall
+
+
+def test_late_chunking_is_chosen_when_an_index_is_made(docstring_indexes, tmp_path):
+    indexes, _ = docstring_indexes
+    note = tmp_path / "note.txt"
+    note.write_text("A short note.\n")
+    later = run_sieve("index", "add", "--index", str(indexes["alone"]), "--late-chunking", str(note), check=False)
+    assert later.returncode != 0 and "chosen when an index is made" in later.stderr.decode()
+    cls = run_sieve("index", "add", "--index", str(tmp_path / "cls"), "--model", str(FIXTURES / "tiny-bert-cls"),
+                    "--late-chunking", str(note), check=False)
+    assert cls.returncode != 0 and "pools by cls" in cls.stderr.decode()
+    assert not (tmp_path / "cls" / "index.sqlite").exists()

@@ -116,6 +116,17 @@ struct Embedder::Impl {
     return *left_tokenizer;
   }
 
+  // The dimensions a call keeps: its own, else the embedder's, else all of the model's.
+  [[nodiscard]] std::size_t kept_dimensions(std::optional<std::size_t> asked) const {
+    const std::size_t keep = asked.value_or(dimensions.value_or(info.model_dimension));
+    if (keep == 0 || keep > info.model_dimension) {
+      throw Error(ErrorCode::kInvalidArgument, "dimensions " + std::to_string(keep) +
+                                                   " is not between 1 and the model's " +
+                                                   std::to_string(info.model_dimension));
+    }
+    return keep;
+  }
+
   [[nodiscard]] const Tokenizer& untruncated_tokenizer() const {
     std::call_once(whole_once, [&] {
       auto t = std::make_unique<Tokenizer>(Tokenizer::from_file(folder.tokenizer_file));
@@ -555,12 +566,7 @@ Embeddings Embedder::embed(std::span<const std::string_view> texts, const EmbedO
                            EmbedTimings* timings) const {
   const Impl& m = *impl_;
   if (m.info.output_kind != OutputKind::kDense) refuse_output_kind(m.info, m.spec.kind, OutputKind::kDense);
-  const std::size_t keep = options.dimensions.value_or(m.dimensions.value_or(m.info.model_dimension));
-  if (keep == 0 || keep > m.info.model_dimension) {
-    throw Error(ErrorCode::kInvalidArgument, "dimensions " + std::to_string(keep) +
-                                                 " is not between 1 and the model's " +
-                                                 std::to_string(m.info.model_dimension));
-  }
+  const std::size_t keep = m.kept_dimensions(options.dimensions);
   const bool normalize = options.normalize.value_or(m.info.normalize);
   EmbedTimings local;
   EmbedTimings& t = timings != nullptr ? *timings : local;
@@ -616,12 +622,7 @@ Embeddings Embedder::embed_late_chunks(std::string_view text, std::span<const Te
     }
   }
   const EmbedOptions& embed_options = options.embed;
-  const std::size_t keep = embed_options.dimensions.value_or(m.dimensions.value_or(m.info.model_dimension));
-  if (keep == 0 || keep > m.info.model_dimension) {
-    throw Error(ErrorCode::kInvalidArgument, "dimensions " + std::to_string(keep) +
-                                                 " is not between 1 and the model's " +
-                                                 std::to_string(m.info.model_dimension));
-  }
+  const std::size_t keep = m.kept_dimensions(embed_options.dimensions);
   const bool normalize = embed_options.normalize.value_or(m.info.normalize);
   EmbedTimings local;
   EmbedTimings& t = timings != nullptr ? *timings : local;

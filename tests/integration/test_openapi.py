@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -66,5 +67,7 @@ def test_schemathesis_finds_no_server_error_and_no_answer_outside_the_document(s
          "--max-examples", str(examples), "--workers", "1", "--seed", str(tier.SEED), "--no-color"],
         capture_output=True, text=True, timeout=900, cwd=tmp_path)
     assert result.returncode == 0, result.stdout[-8000:] + result.stderr[-2000:]
-    assert "0 passed" not in result.stdout and " passed" in result.stdout, result.stdout[-3000:]
+    # Each phase ran something ("36 passed", "110 passed"), none nothing ("0 passed").
+    passed = [int(n) for n in re.findall(r"(\d+) passed", result.stdout)]
+    assert passed and min(passed) > 0, result.stdout[-3000:]
     assert server.process.poll() is None, "the server stopped"

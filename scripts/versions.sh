@@ -15,3 +15,7 @@ UNICODE_PACKAGES="14.0.0@2.0.7 16.0.0@2.0.7 17.0.0@2.1.0"
 # onnxruntime-ep-openvino, which carries the OpenVINO runtime it needs); the
 # set-up puts it beside the ONNX Runtime library, where `--provider openvino` finds it.
 OPENVINO_EP_VERSION=1.8.1
+# OpenVINO's runtime of the same build as the plugin's (its libopenvino.so), from the PyPI wheel openvino: its C
+# library and headers, through which Sieve runs a whole graph on OpenVINO where the plugin offers no device
+# (the plugin takes Intel hardware only; OpenVINO's own CPU runtime runs on any x86-64 CPU with AVX2).
+OPENVINO_VERSION=2026.4.1

@@ -129,6 +129,9 @@ struct ProviderNodes {
   // provider that runs node by node (CPU), one per node.
   std::size_t subgraphs = 0;
   std::map<std::string, std::size_t> operators;  // node count per operator type
+  // Empty where ONNX Runtime placed the nodes. Otherwise what ran the whole ONNX graph itself ("OpenVINO runtime
+  // 2026.4.1 on CPU at bf16"), and the nodes and operators are the ONNX file's.
+  std::string engine;
 };
 
 // One line for `sieve info` and the log: "openvino: 352 nodes in 1 subgraph" or "cpu: 8 nodes (Attention 6,

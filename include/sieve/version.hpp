@@ -39,4 +39,14 @@ struct PluginProviderInfo {
 // thread pool: a program that wants the shared pool loads a model with it first.
 std::vector<PluginProviderInfo> plugin_providers();
 
+// OpenVINO's own runtime (its C library, which Sieve's set-up puts beside the OpenVINO plugin): where the plugin
+// offers no device (it takes Intel hardware only), `--provider openvino` runs the whole graph on it.
+struct OpenVinoRuntime {
+  std::string library;               // the C library's path; empty when not found
+  std::string version;               // "2026.4.1"
+  std::vector<std::string> devices;  // "CPU", ...
+  std::string error;                 // empty when it loaded and offers a device
+};
+OpenVinoRuntime openvino_runtime();
+
 }  // namespace sieve

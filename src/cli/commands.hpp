@@ -49,6 +49,8 @@ std::string version_text();
 // as JSON for --json listings.
 std::vector<std::string> plugin_lines(const std::vector<PluginProviderInfo>& plugins);
 nlohmann::json plugins_json(const std::vector<PluginProviderInfo>& plugins);
+// OpenVINO's own runtime in one line ("OpenVINO runtime 2026.4.1: LIBRARY, devices CPU"), or why it is unavailable.
+std::string openvino_runtime_line(const OpenVinoRuntime& runtime);
 
 // Options shared by commands that load a model.
 struct ModelOptions {

@@ -31,6 +31,12 @@ std::vector<std::string> plugin_lines(const std::vector<PluginProviderInfo>& plu
   return lines;
 }
 
+std::string openvino_runtime_line(const OpenVinoRuntime& runtime) {
+  if (!runtime.error.empty()) return "OpenVINO runtime: unavailable (" + runtime.error + ")";
+  return "OpenVINO runtime " + runtime.version + ": " + runtime.library + ", devices " + join(runtime.devices, ", ") +
+         " (runs the whole graph for --provider openvino where the plugin offers no device)";
+}
+
 nlohmann::json plugins_json(const std::vector<PluginProviderInfo>& plugins) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& p : plugins) {
@@ -53,6 +59,7 @@ std::string version_text() {
     text += "ONNX Runtime " + build.onnxruntime_version + " (execution providers: " + providers + ")";
     text += "\nplugin providers:";
     for (const auto& line : plugin_lines(plugin_providers())) text += "\n  " + line;
+    text += "\n" + openvino_runtime_line(openvino_runtime());
   } catch (const std::exception& e) {
     text += std::string("ONNX Runtime: not loaded (") + e.what() + ")";
   }

@@ -142,10 +142,16 @@ int run_info(const InfoArgs& args) {
     doc["providers"] = info.providers;
     doc["partition"] = nlohmann::json::array();
     for (const auto& p : info.partition) {
-      doc["partition"].push_back(
-          {{"provider", p.provider}, {"nodes", p.nodes}, {"subgraphs", p.subgraphs}, {"operators", p.operators}});
+      auto entry = nlohmann::json{
+          {"provider", p.provider}, {"nodes", p.nodes}, {"subgraphs", p.subgraphs}, {"operators", p.operators}};
+      if (!p.engine.empty()) entry["engine"] = p.engine;
+      doc["partition"].push_back(std::move(entry));
     }
     doc["plugins"] = plugins_json(plugin_providers());
+    const OpenVinoRuntime openvino = openvino_runtime();
+    doc["openvino_runtime"] = {
+        {"library", openvino.library}, {"version", openvino.version}, {"devices", openvino.devices}};
+    if (!openvino.error.empty()) doc["openvino_runtime"]["error"] = openvino.error;
     doc["intra_op_threads"] = info.intra_op_threads;
     doc["onnxruntime_version"] = info.onnxruntime_version;
     doc["fused_operators"] = nlohmann::json::object();
@@ -204,6 +210,7 @@ int run_info(const InfoArgs& args) {
   for (std::size_t i = 0; i < plugins.size(); ++i) {
     std::cout << (i == 0 ? "plugins:     " : "             ") << plugins[i] << '\n';
   }
+  std::cout << "             " << openvino_runtime_line(openvino_runtime()) << '\n';
   std::cout << "threads:     " << info.intra_op_threads << " intra-op\n"
             << "runtime:     ONNX Runtime " << info.onnxruntime_version << '\n';
   return 0;

@@ -6,6 +6,7 @@
 #include "logging.hpp"
 #include "model/accuracy_record.hpp"
 #include "model/graph_fusion.hpp"
+#include "model/onnx_summary.hpp"
 #include "pipeline/batching.hpp"
 #include "runtime/environment.hpp"
 #include "sieve/error.hpp"
@@ -54,6 +55,18 @@ void Runner::describe(ModelInfo& info) const {
   for (const auto& o : session_.outputs()) info.outputs.push_back({o.name, type_name(o.type), o.shape});
   info.providers = session_.providers();
   info.partition = session_.partition();
+  for (auto& p : info.partition) {
+    if (p.engine.empty() || p.nodes > 0) continue;
+    // A runtime that took the ONNX file whole: its nodes are the file's.
+    try {
+      for (const auto& [op, count] : model::read_onnx_summary(info.onnx_file).operators) {
+        p.operators[op] += static_cast<std::size_t>(count);
+        p.nodes += static_cast<std::size_t>(count);
+      }
+    } catch (const Error&) {
+      // The runtime read the file; a summary it cannot give leaves the count unknown (0).
+    }
+  }
   info.intra_op_threads = session_.intra_op_threads();
   info.onnxruntime_version = runtime::onnxruntime_version();
   auto fusion = model::describe_fusion(info.onnx_file);

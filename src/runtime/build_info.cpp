@@ -1,4 +1,5 @@
 #include "runtime/environment.hpp"
+#include "runtime/openvino_runtime.hpp"
 #include "runtime/plugin_providers.hpp"
 #include "runtime/session.hpp"
 #include "sieve/version.hpp"
@@ -15,6 +16,11 @@ RuntimeBuild runtime_build() {
 
 std::vector<PluginProviderInfo> plugin_providers() {
   return runtime::list_plugins(runtime::environment());
+}
+
+OpenVinoRuntime openvino_runtime() {
+  auto info = runtime::openvino_runtime_info(ProviderSpec{"openvino", {}});
+  return {std::move(info.library), std::move(info.version), std::move(info.devices), std::move(info.error)};
 }
 
 }  // namespace sieve

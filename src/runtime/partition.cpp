@@ -11,9 +11,12 @@
 namespace sieve {
 
 std::string describe_nodes(const ProviderNodes& p) {
+  if (p.nodes == 0 && !p.engine.empty()) return p.provider + ": the whole graph, on " + p.engine;
   if (p.nodes == 0) return p.provider + ": no node";
   std::string text = p.provider + ": " + std::to_string(p.nodes) + (p.nodes == 1 ? " node" : " nodes");
-  if (p.subgraphs != p.nodes) {
+  if (!p.engine.empty()) {
+    text += " (the whole graph, on " + p.engine + ")";
+  } else if (p.subgraphs != p.nodes) {
     text += " in " + std::to_string(p.subgraphs) + (p.subgraphs == 1 ? " subgraph" : " subgraphs");
   } else {
     std::vector<std::pair<std::string, std::size_t>> ops(p.operators.begin(), p.operators.end());

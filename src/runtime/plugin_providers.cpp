@@ -62,7 +62,8 @@ bool is_file(const fs::path& p) {
   return fs::is_regular_file(p, ec);
 }
 
-// The folder of the ONNX Runtime library this process loaded.
+}  // namespace
+
 std::optional<fs::path> onnxruntime_folder() {
   Dl_info info{};
   // NOLINTNEXTLINE(cppcoreguidelines-pro-type-reinterpret-cast): dladdr takes the function's address
@@ -74,6 +75,8 @@ std::optional<fs::path> onnxruntime_folder() {
   if (ec) return std::nullopt;
   return library.parent_path();
 }
+
+namespace {
 
 // The site-packages folders of `prefix` (lib/python3.*/site-packages, and Debian's dist-packages).
 std::vector<fs::path> site_packages(const fs::path& prefix) {
@@ -91,6 +94,37 @@ std::vector<fs::path> site_packages(const fs::path& prefix) {
   std::sort(out.begin(), out.end());
   return out;
 }
+
+}  // namespace
+
+std::vector<fs::path> python_site_packages() {
+  std::vector<fs::path> prefixes;
+  if (const char* venv = std::getenv("VIRTUAL_ENV"); venv != nullptr && *venv != '\0') prefixes.emplace_back(venv);
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
+    prefixes.push_back(fs::path(home) / ".local");
+  }
+  prefixes.emplace_back("/usr");
+  std::vector<fs::path> out;
+  for (const auto& prefix : prefixes) {
+    for (auto& site : site_packages(prefix)) out.push_back(std::move(site));
+  }
+  return out;
+}
+
+std::vector<fs::path> ep_path_entries() {
+  std::vector<fs::path> out;
+  const char* paths = std::getenv("SIEVE_EP_PATH");
+  std::string_view rest = paths != nullptr ? paths : "";
+  while (!rest.empty()) {
+    const auto colon = rest.find(':');
+    if (colon != 0) out.emplace_back(std::string(rest.substr(0, colon)));
+    if (colon == std::string_view::npos) break;
+    rest.remove_prefix(colon + 1);
+  }
+  return out;
+}
+
+namespace {
 
 const char* value_or_empty(const OrtKeyValuePairs* pairs, const char* key) {
   if (pairs == nullptr) return "";
@@ -190,29 +224,14 @@ std::optional<fs::path> locate_plugin_library(const PluginProvider& plugin, cons
   if (const auto it = spec.options.find("library"); it != spec.options.end()) {
     candidates.emplace_back(it->second);  // the one place asked for
   } else {
-    if (const char* paths = std::getenv("SIEVE_EP_PATH"); paths != nullptr) {
-      std::string_view rest = paths;
-      while (!rest.empty()) {
-        const auto colon = rest.find(':');
-        const fs::path entry(std::string(rest.substr(0, colon)));
-        if (!entry.empty()) candidates.push_back(is_file(entry) ? entry : entry / plugin.library_file);
-        if (colon == std::string_view::npos) break;
-        rest.remove_prefix(colon + 1);
-      }
+    for (const auto& entry : ep_path_entries()) {
+      candidates.push_back(is_file(entry) ? entry : entry / plugin.library_file);
     }
     if (const auto ort_folder = onnxruntime_folder()) {
       candidates.push_back(*ort_folder / "ep" / plugin.name / plugin.library_file);
     }
-    std::vector<fs::path> prefixes;
-    if (const char* venv = std::getenv("VIRTUAL_ENV"); venv != nullptr && *venv != '\0') prefixes.emplace_back(venv);
-    if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
-      prefixes.push_back(fs::path(home) / ".local");
-    }
-    prefixes.emplace_back("/usr");
-    for (const auto& prefix : prefixes) {
-      for (const auto& site : site_packages(prefix)) {
-        candidates.push_back(site / plugin.python_package / plugin.library_file);
-      }
+    for (const auto& site : python_site_packages()) {
+      candidates.push_back(site / plugin.python_package / plugin.library_file);
     }
   }
   for (const auto& c : candidates) {
@@ -250,8 +269,9 @@ std::vector<PluginDevice> register_plugin(OrtEnv* env, const PluginProvider& plu
                     places + ")";
       }
       it = r.done.emplace(plugin.name, std::move(reg)).first;
-    } else if (const auto asked = spec.options.find("library");
-               asked != spec.options.end() && fs::path(asked->second) != it->second.library) {
+    } else if (const auto asked = spec.options.find("library"); asked != spec.options.end() &&
+                                                                it->second.error.empty() &&
+                                                                fs::path(asked->second) != it->second.library) {
       throw Error(ErrorCode::kInvalidArgument, "the " + plugin.name + " plugin is already loaded from " +
                                                    it->second.library.string() + "; one library per process");
     }
@@ -332,58 +352,69 @@ void append_as_given(OrtEnv* env, OrtSessionOptions* options, const PluginProvid
 
 }  // namespace
 
-namespace {
-
-// OpenVINO's options as the plugin takes them, and the device asked for; kInvalidArgument for an unknown option
-// or a bad value.
-struct OpenVinoSettings {
-  std::string device;
-  std::map<std::string, std::string> ep_options;
-};
-
-OpenVinoSettings openvino_settings(const PluginProvider& plugin, const ProviderSpec& spec, int intra_op_threads) {
+OpenVinoOptions openvino_options(const std::string& provider, const ProviderSpec& spec) {
   static const std::set<std::string> known = {"library", "device", "precision", "threads", "cache_dir"};
   for (const auto& [key, value] : spec.options) {
     if (known.count(key) == 0) {
-      throw Error(ErrorCode::kInvalidArgument, "unknown " + plugin.name + " option \"" + key +
+      throw Error(ErrorCode::kInvalidArgument, "unknown " + provider + " option \"" + key +
                                                    "\" (known: device, precision, threads, cache_dir, library)");
     }
     if (value.empty()) {
-      throw Error(ErrorCode::kInvalidArgument, plugin.name + " option \"" + key + "\" has no value");
+      throw Error(ErrorCode::kInvalidArgument, provider + " option \"" + key + "\" has no value");
     }
   }
   const auto option = [&](const char* key) -> std::optional<std::string> {
     const auto it = spec.options.find(key);
     return it == spec.options.end() ? std::nullopt : std::optional<std::string>(it->second);
   };
-  const std::string device = upper(option("device").value_or("CPU"));
-  std::map<std::string, std::string> ep_options;
+  OpenVinoOptions out;
+  out.device = upper(option("device").value_or("CPU"));
   if (const auto precision = option("precision")) {
-    // OpenVINO's inference precision hint for the device; "accuracy" keeps the model's own precision.
     static const std::map<std::string, std::string> hints = {
-        {"bf16", "bf16"}, {"f32", "f32"}, {"fp32", "f32"}, {"f16", "f16"}, {"fp16", "f16"}};
-    if (*precision == "accuracy") {
-      ep_options["precision"] = "ACCURACY";
-    } else if (const auto hint = hints.find(*precision); hint != hints.end()) {
-      ep_options["load_config"] = R"({")" + device + R"(":{"INFERENCE_PRECISION_HINT":")" + hint->second + R"("}})";
-    } else {
+        {"bf16", "bf16"}, {"f32", "f32"}, {"fp32", "f32"}, {"f16", "f16"}, {"fp16", "f16"}, {"accuracy", "accuracy"}};
+    const auto hint = hints.find(*precision);
+    if (hint == hints.end()) {
       throw Error(ErrorCode::kInvalidArgument,
-                  plugin.name + " option precision=\"" + *precision + "\" is not one of bf16, f32, f16, accuracy");
+                  provider + " option precision=\"" + *precision + "\" is not one of bf16, f32, f16, accuracy");
     }
+    out.precision = hint->second;
   }
   if (const auto threads = option("threads")) {
     const bool digits = std::all_of(threads->begin(), threads->end(), [](unsigned char c) { return std::isdigit(c); });
     if (!digits || threads->size() > 6) {
-      throw Error(ErrorCode::kInvalidArgument,
-                  plugin.name + " option threads=\"" + *threads + "\" is not a thread count");
+      throw Error(ErrorCode::kInvalidArgument, provider + " option threads=\"" + *threads + "\" is not a thread count");
     }
-    check_thread_count(std::stoll(*threads), plugin.name + " option threads");
-    ep_options["num_of_threads"] = *threads;
+    check_thread_count(std::stoll(*threads), provider + " option threads");
+    out.threads = std::stoi(*threads);
+  }
+  out.cache_dir = option("cache_dir");
+  return out;
+}
+
+namespace {
+
+// OpenVINO's options as the plugin takes them, and the device asked for.
+struct OpenVinoSettings {
+  std::string device;
+  std::map<std::string, std::string> ep_options;
+};
+
+OpenVinoSettings openvino_settings(const PluginProvider& plugin, const ProviderSpec& spec, int intra_op_threads) {
+  const OpenVinoOptions options = openvino_options(plugin.name, spec);
+  std::map<std::string, std::string> ep_options;
+  if (options.precision == "accuracy") {
+    ep_options["precision"] = "ACCURACY";  // the model's own precision
+  } else if (options.precision) {
+    ep_options["load_config"] =
+        R"({")" + options.device + R"(":{"INFERENCE_PRECISION_HINT":")" + *options.precision + R"("}})";
+  }
+  if (options.threads) {
+    ep_options["num_of_threads"] = std::to_string(*options.threads);
   } else if (intra_op_threads > 0) {
     ep_options["num_of_threads"] = std::to_string(intra_op_threads);
   }
-  if (const auto cache = option("cache_dir")) ep_options["cache_dir"] = *cache;
-  return {device, ep_options};
+  if (options.cache_dir) ep_options["cache_dir"] = *options.cache_dir;
+  return {options.device, ep_options};
 }
 
 }  // namespace

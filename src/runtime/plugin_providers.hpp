@@ -53,6 +53,24 @@ std::vector<PluginDevice> register_plugin(OrtEnv* env, const PluginProvider& plu
 // and devices or the reason it is unavailable.
 std::vector<PluginProviderInfo> list_plugins(OrtEnv* env);
 
+// OpenVINO's options as Sieve takes them (`openvino:device=CPU,precision=bf16,threads=2,cache_dir=DIR`), the same
+// for ONNX Runtime's plugin and for OpenVINO's own runtime (openvino_runtime.hpp). Throws Error
+// (kInvalidArgument) naming an unknown option or a bad value; `provider` is the name the message gives.
+struct OpenVinoOptions {
+  std::string device = "CPU";            // upper case, as OpenVINO names devices
+  std::optional<std::string> precision;  // "bf16", "f32", "f16" (OpenVINO's inference precision hint) or "accuracy"
+  std::optional<int> threads;
+  std::optional<std::string> cache_dir;
+};
+OpenVinoOptions openvino_options(const std::string& provider, const ProviderSpec& spec);
+
+// Where libraries are looked for, shared by the plugins and OpenVINO's runtime: the folder of the ONNX Runtime
+// library this process loaded; the entries of SIEVE_EP_PATH (':'-separated folders or library files); the
+// site-packages folders of the active Python environment ($VIRTUAL_ENV), the user's and the system's.
+std::optional<std::filesystem::path> onnxruntime_folder();
+std::vector<std::filesystem::path> ep_path_entries();
+std::vector<std::filesystem::path> python_site_packages();
+
 // Throws Error (kInvalidArgument) naming an unknown option or a bad value of `spec`, before the plugin is loaded:
 // a mistake is the same on every machine, whatever hardware the plugin finds.
 void check_plugin_options(const PluginProvider& plugin, const ProviderSpec& spec);

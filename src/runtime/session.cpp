@@ -6,7 +6,9 @@
 #include <fstream>
 
 #include "runtime/environment.hpp"
+#include "runtime/openvino_runtime.hpp"
 #include "runtime/ort_api.hpp"
+#include "runtime/plugin_providers.hpp"
 #include "runtime/providers.hpp"
 #include "sieve/error.hpp"
 #include "sieve/quantize.hpp"
@@ -65,13 +67,13 @@ std::vector<ProviderNodes> read_partition(const OrtSession* session, const std::
   std::size_t count = 0;
   check(ort().Session_GetEpGraphAssignmentInfo(session, &subgraphs, &count), "reading the graph's placement");
   std::vector<ProviderNodes> out;
-  for (const auto& p : providers) out.push_back({p, 0, 0, {}});
+  for (const auto& p : providers) out.push_back({p, 0, 0, {}, {}});
   for (std::size_t i = 0; i < count; ++i) {
     const char* ep = nullptr;
     check(ort().EpAssignedSubgraph_GetEpName(subgraphs[i], &ep), "reading a subgraph's provider");
     const std::string name = provider_name(ep != nullptr ? ep : "");
     auto it = std::find_if(out.begin(), out.end(), [&](const ProviderNodes& p) { return p.provider == name; });
-    if (it == out.end()) it = out.insert(out.end(), {name, 0, 0, {}});
+    if (it == out.end()) it = out.insert(out.end(), {name, 0, 0, {}, {}});
     const OrtEpAssignedNode* const* nodes = nullptr;
     std::size_t node_count = 0;
     check(ort().EpAssignedSubgraph_GetNodes(subgraphs[i], &nodes, &node_count), "reading a subgraph's nodes");
@@ -86,9 +88,43 @@ std::vector<ProviderNodes> read_partition(const OrtSession* session, const std::
   return out;
 }
 
+// OpenVINO's own runtime for the whole graph, where OpenVINO is the first provider asked for and ONNX Runtime
+// takes it neither built in nor through its plugin (which offers devices on Intel hardware only). Null where the
+// plugin can, or where OpenVINO's runtime cannot either (said in a warning; the providers then go on as ever:
+// skipped, or refused when strict).
+std::unique_ptr<OpenVinoGraph> openvino_graph_for(OrtEnv* env, const std::filesystem::path& model,
+                                                  const RuntimeOptions& options, int threads) {
+  if (options.providers.empty() || options.providers.front().name != "openvino") return nullptr;
+  const ProviderSpec& spec = options.providers.front();
+  const auto built_in = available_providers();
+  if (std::find(built_in.begin(), built_in.end(), "openvino") != built_in.end()) return nullptr;
+  const PluginProvider* plugin = find_plugin_provider("openvino");
+  if (plugin == nullptr) return nullptr;
+  check_plugin_options(*plugin, spec);
+  std::string plugin_why;
+  try {
+    register_plugin(env, *plugin, spec);
+    return nullptr;
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::kInvalidArgument) throw;
+    plugin_why = e.what();
+  }
+  try {
+    auto graph = std::make_unique<OpenVinoGraph>(model, spec, threads);
+    logger().info("ONNX Runtime's OpenVINO plugin cannot run here ({}); {} runs the whole graph", plugin_why,
+                  graph->description());
+    return graph;
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::kInvalidArgument) throw;
+    logger().warn("OpenVINO's runtime cannot run {} either: {}", model.string(), e.what());
+    return nullptr;
+  }
+}
+
 }  // namespace
 
 struct Session::State {
+  std::unique_ptr<OpenVinoGraph> openvino;  // set: OpenVINO's runtime runs the whole graph, no ONNX Runtime session
   OrtPtr<OrtSession> session;
   OrtPtr<OrtMemoryInfo> cpu_memory;
   std::vector<std::string> input_names;
@@ -155,6 +191,17 @@ Session::Session(const std::filesystem::path& model, const RuntimeOptions& optio
   check(options.cpu_arena ? ort().EnableCpuMemArena(session_options.get())
                           : ort().DisableCpuMemArena(session_options.get()),
         "setting the CPU arena");
+  if (auto graph = openvino_graph_for(env, model, options, intra_op_threads_)) {
+    inputs_ = graph->inputs();
+    outputs_ = graph->outputs();
+    intra_op_threads_ = graph->threads();
+    providers_ = {"openvino", "cpu"};
+    partition_ = {{"openvino", 0, 1, {}, graph->description()}, {"cpu", 0, 0, {}, {}}};
+    logger().info("session for {} uses providers [openvino, cpu] with {} intra-op threads; {}", model.string(),
+                  intra_op_threads_, describe_nodes(partition_.front()));
+    state_->openvino = std::move(graph);
+    return;
+  }
   providers_ = append_providers(env, session_options.get(), options, intra_op_threads_);
   if (providers_ == std::vector<std::string>{"cpu"}) {
     // ONNX Runtime fuses Add + LayerNormalization into SkipLayerNormalization
@@ -225,6 +272,7 @@ Session& Session::operator=(Session&&) noexcept = default;
 Session::~Session() = default;
 
 FloatOutput Session::run(std::span<const Int64Input> inputs, std::size_t output_index) const {
+  if (state_->openvino) return state_->openvino->run(inputs, output_index);
   std::vector<OrtPtr<OrtValue>> values;
   std::vector<const OrtValue*> value_ptrs;
   std::vector<const char*> names;

@@ -1,6 +1,7 @@
 """Execution providers loaded as ONNX Runtime plugin libraries (OpenVINO's, put beside the ONNX Runtime library by
-the set-up): the same vectors as the CPU provider within bf16's tolerance, one clear line for each bad option, and
-the documented fallback when the library is missing."""
+the set-up), and OpenVINO's own runtime where its plugin offers no device: the same vectors as the CPU provider
+within bf16's tolerance, one clear line for each bad option, and the documented fallback when the library is
+missing."""
 
 import json
 import os
@@ -20,19 +21,18 @@ TEXTS = (
 )
 
 
-def openvino_unavailable() -> str:
-    """Why `sieve --version` lists OpenVINO's plugin as unavailable here, or "": it offers devices on Intel
-    hardware only, so on another vendor's CPU the tests that run on it are skipped (and the explanation is
-    tested instead)."""
+def version_line(prefix: str) -> str:
     out = subprocess.run([str(sieve_bin()), "--version"], capture_output=True, timeout=120).stdout.decode()
-    for line in out.splitlines():
-        if line.strip().startswith("openvino: unavailable "):
-            return line.strip()
-    return ""
+    return next((line.strip() for line in out.splitlines() if line.strip().startswith(prefix)), "")
 
 
-NO_DEVICE = openvino_unavailable()
-needs_device = pytest.mark.skipif(bool(NO_DEVICE), reason=f"OpenVINO's plugin has no device here: {NO_DEVICE}")
+# Why `sieve --version` lists OpenVINO's plugin as unavailable here, or "": it offers devices on Intel hardware
+# only. Elsewhere `--provider openvino` runs the whole graph on OpenVINO's own runtime, which the set-up installs
+# beside the plugin; the tests below skip only where neither runs.
+NO_DEVICE = version_line("openvino: unavailable ")
+RUNTIME = version_line("OpenVINO runtime")
+NO_OPENVINO = NO_DEVICE if NO_DEVICE and RUNTIME.startswith("OpenVINO runtime: unavailable") else ""
+needs_device = pytest.mark.skipif(bool(NO_OPENVINO), reason=f"OpenVINO cannot run here: {NO_OPENVINO}; {RUNTIME}")
 
 
 def embed(*provider: str) -> tuple[np.ndarray, str]:
@@ -77,15 +77,31 @@ def test_a_device_this_machine_lacks_is_one_clear_line():
 
 
 @pytest.mark.skipif(not NO_DEVICE, reason="OpenVINO's plugin offers a device here")
-def test_no_device_is_explained_skipped_or_refused_when_strict(cpu_vectors):
-    """Where the plugin offers no device (a CPU not Intel's), it says so with the hardware ONNX Runtime sees, and the
-    model runs on the CPU provider, or is refused with --strict-providers."""
+def test_where_the_plugin_has_no_device_openvinos_runtime_runs_the_graph(cpu_vectors, tmp_path):
+    """Where the plugin offers no device (a CPU not Intel's), Sieve says so with the hardware ONNX Runtime sees and
+    runs the whole graph on OpenVINO's own runtime (--strict-providers takes it: OpenVINO runs). Without that
+    runtime beside the plugin, the model runs on the CPU provider with both reasons said, or is refused when
+    strict."""
     assert "offers no device on this machine (it takes Intel CPUs, GPUs and NPUs only; ONNX Runtime sees a CPU by" in \
         NO_DEVICE, NO_DEVICE
-    vectors, log = embed("--provider", "openvino")
+    assert RUNTIME.startswith("OpenVINO runtime 20") and "devices CPU" in RUNTIME, RUNTIME
+    vectors, log = embed("--provider", "openvino:precision=f32", "--strict-providers")
+    assert "OpenVINO plugin cannot run here (the openvino plugin offers no device" in log, log
+    assert "OpenVINO runtime 20" in log and "on CPU at f32 runs the whole graph" in log, log
+    cos = (vectors * cpu_vectors).sum(1) / np.linalg.norm(vectors, axis=1) / np.linalg.norm(cpu_vectors, axis=1)
+    assert cos.min() >= 0.99999, cos
+    # The plugin's folder (where the set-up puts the runtime too) without OpenVINO's C library: links to every other
+    # file of it.
+    plugin_dir = Path(RUNTIME.split(": ", 1)[1].split(", devices", 1)[0]).parent
+    for f in plugin_dir.iterdir():
+        if f.is_file() and not f.name.startswith("libopenvino_c."):
+            (tmp_path / f.name).symlink_to(f)
+    spec = f"openvino:library={tmp_path}/libonnxruntime_providers_openvino_plugin.so"
+    vectors, log = embed("--provider", spec)
+    assert "OpenVINO's runtime cannot run" in log and "libopenvino_c.so was not found" in log, log
     assert "execution provider openvino skipped: the openvino plugin offers no device" in log, log
     np.testing.assert_array_equal(vectors, cpu_vectors)
-    done = run_sieve("embed", "--model", str(MODEL), "--provider", "openvino", "--strict-providers", input=b"x\n",
+    done = run_sieve("embed", "--model", str(MODEL), "--provider", spec, "--strict-providers", input=b"x\n",
                      check=False)
     assert done.returncode != 0 and "offers no device on this machine" in done.stderr.decode()
 
@@ -101,7 +117,7 @@ def test_a_missing_library_falls_back_with_a_warning_or_is_refused_when_strict(c
     assert done.returncode != 0 and 'execution provider "openvino" is unavailable' in done.stderr.decode()
 
 
-@needs_device
+@pytest.mark.skipif(bool(NO_DEVICE), reason=f"OpenVINO's plugin has no device here: {NO_DEVICE}")
 def test_version_lists_the_plugin_with_its_devices():
     out = run_sieve("--version").stdout.decode()
     section = out.split("plugin providers:", 1)[1]
@@ -120,6 +136,9 @@ def test_info_reports_how_the_graph_is_placed(provider):
     assert placed[provider]["nodes"] == total, info["partition"]
     if provider == "openvino":
         assert placed["openvino"]["subgraphs"] == 1 and placed["cpu"]["nodes"] == 0
+        # Where the plugin has no device, OpenVINO's runtime took the ONNX file whole, and says so.
+        assert ("engine" in placed["openvino"]) == bool(NO_DEVICE), info["partition"]
+        assert bool(info["openvino_runtime"]["devices"]) == ("error" not in info["openvino_runtime"]), info
     plugins = {p["name"]: p for p in info["plugins"]}
     assert list(plugins) == ["openvino", "tensorrt_rtx"]
     assert plugins["openvino"]["devices"][0]["device"] == "CPU" if not NO_DEVICE else "no device" in plugins["openvino"]["error"]

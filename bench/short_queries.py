@@ -6,8 +6,9 @@
 Tiers of all-MiniLM-L6-v2 (made under build/short_queries/ on the first run):
   fp32            models/all-MiniLM-L6-v2 on ONNX Runtime's CPU provider
   int8            `sieve_tools quantize --per-channel` (dynamic INT8) on the CPU provider
-  near-lossless   the fp32 folder on the OpenVINO plugin, its default precision (bf16 on CPUs with AMX/AVX512-BF16)
-  ov-int8         `sieve_tools quantize --mode static --per-channel` (QDQ) on the OpenVINO plugin
+  near-lossless   the fp32 folder on --provider openvino (the plugin, or OpenVINO's own runtime where the plugin offers
+                  no device), its default precision (bf16 on CPUs with AMX/AVX512-BF16)
+  ov-int8         `sieve_tools quantize --mode static --per-channel` (QDQ) on --provider openvino
 
 Paths:
   python          sieve.Embedder(...).encode([query]) in a fresh process per (tier, round), after a warm-up

@@ -25,7 +25,11 @@ namespace fs = std::filesystem;
 #if !SIEVE_HAVE_OPENVINO_C
 
 OpenVinoRuntimeInfo openvino_runtime_info(const ProviderSpec& /*spec*/) {
+#if SIEVE_OPENVINO_C_SANITIZED
+  return {{}, {}, {}, "this build of Sieve has sanitizers, which OpenVINO's threading library cannot run under"};
+#else
   return {{}, {}, {}, "this Sieve was built without OpenVINO's runtime interface"};
+#endif
 }
 
 struct OpenVinoGraph::State {};

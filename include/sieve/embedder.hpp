@@ -145,6 +145,21 @@ struct LateChunkOptions {
   EmbedOptions embed;
 };
 
+// A document prepared for late chunking by Embedder::prepare_late_chunks(): the windows of its encoding to run
+// (Embedder::run_window_states(), alone or with other documents' windows), and how each chunk's vector is pooled
+// from their token states (Embedder::pool_late_chunks()). embed_late_chunks() is the three in one call.
+struct LateChunkWork {
+  std::vector<Encoding> windows;
+  // How pool_late_chunks() reads the windows' states; filled by prepare_late_chunks().
+  std::vector<std::size_t> window_tokens;              // each window's length (its windows may have moved on)
+  std::size_t leading = 0;                             // special tokens before each window's content
+  std::vector<std::size_t> window_first;               // each window's first content token
+  std::vector<std::size_t> owner;                      // per content token, the window whose state it takes
+  std::vector<std::vector<std::size_t>> chunk_tokens;  // per chunk, its content tokens
+  std::size_t dimensions = 0;                          // kept per vector
+  bool normalize = true;
+};
+
 // One tokenized input, ready for Embedder::run_batch().
 struct EncodedText {
   Encoding encoding;
@@ -179,6 +194,18 @@ class Embedder {
   [[nodiscard]] Embeddings embed_late_chunks(std::string_view document, std::span<const TextSpan> spans,
                                              const LateChunkOptions& options = {},
                                              EmbedTimings* timings = nullptr) const;
+  // embed_late_chunks() in three parts, for callers that run many documents' windows together (the server's
+  // scheduler): prepare_late_chunks() checks the model and the spans and tokenizes (the errors embed_late_chunks()
+  // gives), run_window_states() is one model run over windows (each window's token states, [its tokens x the
+  // states' width], row-major), pool_late_chunks() pools each chunk from its document's window states (in the
+  // order of work.windows) and finishes it.
+  [[nodiscard]] LateChunkWork prepare_late_chunks(std::string_view document, std::span<const TextSpan> spans,
+                                                  const LateChunkOptions& options = {},
+                                                  EmbedTimings* timings = nullptr) const;
+  [[nodiscard]] std::vector<std::vector<float>> run_window_states(std::span<const Encoding* const> windows,
+                                                                  EmbedTimings* timings = nullptr) const;
+  [[nodiscard]] Embeddings pool_late_chunks(const LateChunkWork& work, std::span<const std::vector<float>> states,
+                                            EmbedTimings* timings = nullptr) const;
   // A sparse model's vectors, one per input in input order (embed() refuses
   // a sparse model, and embed_sparse() a dense one).
   [[nodiscard]] std::vector<SparseVector> embed_sparse(std::span<const std::string_view> texts,

@@ -58,6 +58,20 @@ class EmbeddingService {
                                                        ServiceClock::time_point deadline,
                                                        const std::function<bool()>& abandoned = {});
 
+  // Late chunking (Embedder::embed_late_chunks()) through a queue of its own: the document is checked and tokenized
+  // on the caller's thread, its windows run with other requests' windows, and its chunks are pooled on the
+  // caller's thread. Errors as embed_late_chunks() and embed() give them.
+  // `tokens`, where given, gets the tokens the document's windows took. The second form takes the chunks
+  // themselves, joined by options.separator.
+  [[nodiscard]] Embeddings embed_late_chunks(std::string_view document, std::span<const TextSpan> spans,
+                                             const LateChunkOptions& options, ServiceClock::time_point deadline,
+                                             const std::function<bool()>& abandoned = {},
+                                             std::size_t* tokens = nullptr);
+  [[nodiscard]] Embeddings embed_late_chunks(std::span<const std::string_view> chunks, const LateChunkOptions& options,
+                                             ServiceClock::time_point deadline,
+                                             const std::function<bool()>& abandoned = {},
+                                             std::size_t* tokens = nullptr);
+
   [[nodiscard]] const Embedder& embedder() const noexcept { return *embedder_; }
   // Inputs queued for every output of the model.
   [[nodiscard]] std::size_t queued() const;
@@ -70,6 +84,8 @@ class EmbeddingService {
   std::unique_ptr<BatchScheduler<EncodedText, std::vector<float>>> scheduler_;
   std::unique_ptr<BatchScheduler<TokenInput, TokenVectors>> tokens_;
   std::unique_ptr<BatchScheduler<EncodedText, SparseVector>> lexical_;
+  // Late chunking's windows, for a dense model that gives token states and pools them by mean or max.
+  std::unique_ptr<BatchScheduler<Encoding, std::vector<float>>> windows_;
 };
 
 // A cross-encoder behind a BatchScheduler. Thread-safe.

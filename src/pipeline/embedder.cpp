@@ -606,8 +606,8 @@ Embeddings Embedder::embed_late_chunks(std::span<const std::string_view> chunks,
   return embed_late_chunks(joined.document, joined.spans, options, timings);
 }
 
-Embeddings Embedder::embed_late_chunks(std::string_view text, std::span<const TextSpan> spans,
-                                       const LateChunkOptions& options, EmbedTimings* timings) const {
+LateChunkWork Embedder::prepare_late_chunks(std::string_view text, std::span<const TextSpan> spans,
+                                            const LateChunkOptions& options, EmbedTimings* timings) const {
   const Impl& m = *impl_;
   if (m.info.output_kind != OutputKind::kDense) refuse_output_kind(m.info, m.spec.kind, OutputKind::kDense);
   if (m.info.pooled_by_model) {
@@ -622,16 +622,12 @@ Embeddings Embedder::embed_late_chunks(std::string_view text, std::span<const Te
     }
   }
   const EmbedOptions& embed_options = options.embed;
-  const std::size_t keep = m.kept_dimensions(embed_options.dimensions);
-  const bool normalize = embed_options.normalize.value_or(m.info.normalize);
-  EmbedTimings local;
-  EmbedTimings& t = timings != nullptr ? *timings : local;
-  Embeddings result;
-  result.rows = spans.size();
-  result.dimension = keep;
-  if (spans.empty()) return result;
+  LateChunkWork work;
+  work.dimensions = m.kept_dimensions(embed_options.dimensions);
+  work.normalize = embed_options.normalize.value_or(m.info.normalize);
+  if (spans.empty()) return work;
 
-  auto start = Clock::now();
+  const auto start = Clock::now();
   // The prompt goes before the document, as encode() puts it before a text; its tokens lie before every chunk.
   const auto [prompt, prompt_tokens] = m.prompt_for(embed_options.prompt, embed_options.prompt_name);
   std::vector<TextSpan> shifted(spans.begin(), spans.end());
@@ -652,64 +648,98 @@ Embeddings Embedder::embed_late_chunks(std::string_view text, std::span<const Te
   const std::size_t width_guess = max_length > 4 ? max_length - 2 : 1;
   const pipeline::WindowPlan plan =
       pipeline::plan_windows(document, max_length, options.overlap.value_or(width_guess / 4));
-  const std::vector<std::vector<std::size_t>> tokens = pipeline::chunk_tokens(document, plan, shifted);
-  for (std::size_t i = 0; i < tokens.size(); ++i) {
-    if (tokens[i].empty()) {
+  work.chunk_tokens = pipeline::chunk_tokens(document, plan, shifted);
+  for (std::size_t i = 0; i < work.chunk_tokens.size(); ++i) {
+    if (work.chunk_tokens[i].empty()) {
       throw Error(ErrorCode::kInvalidInput, "holds no token (late chunking needs text in every chunk)", i);
     }
   }
-  std::vector<Encoding> windows;
-  windows.reserve(plan.windows.size());
-  for (const pipeline::Window& w : plan.windows) windows.push_back(pipeline::window_encoding(document, plan, w));
-  t.tokenize_seconds += seconds_since(start);
-
-  // Each text token's state from the window that owns it.
-  std::size_t dim = 0;  // the token states' width, from the first run
-  std::vector<float> states;
-  std::vector<const Encoding*> batch;
-  std::vector<std::size_t> lengths;
-  lengths.reserve(windows.size());
-  for (const Encoding& w : windows) lengths.push_back(w.size());
-  pipeline::for_each_batch(lengths, embed_options.batch_size > 0 ? embed_options.batch_size : m.batch_size,
-                           [&](std::span<const std::size_t> rows) {
-                             batch.clear();
-                             for (const std::size_t i : rows) batch.push_back(&windows[i]);
-                             const pipeline::RunOutput run = m.runner.run(batch, m.spec.output, true, &t);
-                             const auto& shape = run.output.shape();
-                             if (dim == 0 && shape.size() == 3 && shape.back() > 0) {
-                               dim = static_cast<std::size_t>(shape.back());
-                               states.resize(plan.owner.size() * dim);
-                             }
-                             if (shape.size() != 3 || static_cast<std::size_t>(shape.back()) != dim ||
-                                 (m.spec.graph_width != 0 && dim != m.spec.graph_width)) {
-                               throw Error(ErrorCode::kRuntime, "model output \"" + m.info.output + "\" has shape " +
-                                                                    shape_text(shape) + " for " +
-                                                                    std::to_string(rows.size()) + " windows of " +
-                                                                    std::to_string(run.sequence) + " tokens");
-                             }
-                             const float* out = run.output.data();
-                             for (std::size_t row = 0; row < rows.size(); ++row) {
-                               const pipeline::Window& w = plan.windows[rows[row]];
-                               for (std::size_t i = 0; i < w.count; ++i) {
-                                 const std::size_t token = w.first + i;
-                                 if (plan.owner[token] != rows[row]) continue;
-                                 const float* state = out + (row * run.sequence + plan.leading + i) * dim;
-                                 std::copy_n(state, dim, states.begin() + static_cast<std::ptrdiff_t>(token * dim));
-                               }
-                             }
-                           });
-
-  start = Clock::now();
-  const std::size_t pooled_width = dim * m.info.dense.pooling_modes.size();
-  std::vector<float> pooled = pipeline::pool_chunks(states, dim, tokens, m.info.dense.pooling_modes);
-  pooled = pipeline::apply_vector_modules(m.spec.vector_modules, std::move(pooled), tokens.size(), pooled_width);
-  const std::size_t width = pooled.size() / tokens.size();
-  result.data.resize(result.rows * keep);
-  for (std::size_t i = 0; i < result.rows; ++i) {
-    finish(std::span<const float>(pooled).subspan(i * width, width), keep, normalize, result.data.data() + i * keep);
+  work.leading = plan.leading;
+  work.owner = plan.owner;
+  work.windows.reserve(plan.windows.size());
+  for (const pipeline::Window& w : plan.windows) {
+    work.windows.push_back(pipeline::window_encoding(document, plan, w));
+    work.window_tokens.push_back(work.windows.back().size());
+    work.window_first.push_back(w.first);
   }
-  t.pool_seconds += seconds_since(start);
+  if (timings != nullptr) timings->tokenize_seconds += seconds_since(start);
+  return work;
+}
+
+std::vector<std::vector<float>> Embedder::run_window_states(std::span<const Encoding* const> windows,
+                                                            EmbedTimings* timings) const {
+  const Impl& m = *impl_;
+  std::vector<std::vector<float>> out;
+  if (windows.empty()) return out;
+  EmbedTimings local;
+  const pipeline::RunOutput run = m.runner.run(windows, m.spec.output, true, timings != nullptr ? timings : &local);
+  const auto& shape = run.output.shape();
+  const std::size_t dim = shape.size() == 3 && shape.back() > 0 ? static_cast<std::size_t>(shape.back()) : 0;
+  if (dim == 0 || (m.spec.graph_width != 0 && dim != m.spec.graph_width)) {
+    throw Error(ErrorCode::kRuntime, "model output \"" + m.info.output + "\" has shape " + shape_text(shape) + " for " +
+                                         std::to_string(windows.size()) + " windows of " +
+                                         std::to_string(run.sequence) + " tokens");
+  }
+  out.reserve(windows.size());
+  for (std::size_t row = 0; row < windows.size(); ++row) {
+    const float* begin = run.output.data() + row * run.sequence * dim;
+    out.emplace_back(begin, begin + windows[row]->size() * dim);
+  }
+  return out;
+}
+
+Embeddings Embedder::pool_late_chunks(const LateChunkWork& work, std::span<const std::vector<float>> states,
+                                      EmbedTimings* timings) const {
+  const Impl& m = *impl_;
+  Embeddings result;
+  result.rows = work.chunk_tokens.size();
+  result.dimension = work.dimensions;
+  if (result.rows == 0) return result;
+  if (states.size() != work.window_tokens.size() || states.empty() || work.window_tokens[0] == 0) {
+    throw Error(ErrorCode::kInvalidArgument, "late chunking pools " + std::to_string(work.window_tokens.size()) +
+                                                 " windows' states, given " + std::to_string(states.size()));
+  }
+  const auto start = Clock::now();
+  const std::size_t dim = states[0].size() / work.window_tokens[0];
+  // Each content token's state, from the window that owns it.
+  std::vector<float> token_states(work.owner.size() * dim);
+  for (std::size_t token = 0; token < work.owner.size(); ++token) {
+    const std::size_t w = work.owner[token];
+    const std::size_t position = work.leading + token - work.window_first[w];
+    if (states[w].size() != work.window_tokens[w] * dim || position >= work.window_tokens[w]) {
+      throw Error(ErrorCode::kInvalidArgument,
+                  "late chunking was given states of another shape for window " + std::to_string(w));
+    }
+    std::copy_n(states[w].begin() + static_cast<std::ptrdiff_t>(position * dim), dim,
+                token_states.begin() + static_cast<std::ptrdiff_t>(token * dim));
+  }
+  const std::size_t pooled_width = dim * m.info.dense.pooling_modes.size();
+  std::vector<float> pooled = pipeline::pool_chunks(token_states, dim, work.chunk_tokens, m.info.dense.pooling_modes);
+  pooled = pipeline::apply_vector_modules(m.spec.vector_modules, std::move(pooled), result.rows, pooled_width);
+  const std::size_t width = pooled.size() / result.rows;
+  result.data.resize(result.rows * work.dimensions);
+  for (std::size_t i = 0; i < result.rows; ++i) {
+    finish(std::span<const float>(pooled).subspan(i * width, width), work.dimensions, work.normalize,
+           result.data.data() + i * work.dimensions);
+  }
+  if (timings != nullptr) timings->pool_seconds += seconds_since(start);
   return result;
+}
+
+Embeddings Embedder::embed_late_chunks(std::string_view text, std::span<const TextSpan> spans,
+                                       const LateChunkOptions& options, EmbedTimings* timings) const {
+  const Impl& m = *impl_;
+  const LateChunkWork work = prepare_late_chunks(text, spans, options, timings);
+  std::vector<std::vector<float>> states(work.windows.size());
+  std::vector<const Encoding*> batch;
+  const std::size_t batch_size = options.embed.batch_size > 0 ? options.embed.batch_size : m.batch_size;
+  pipeline::for_each_batch(work.window_tokens, batch_size, [&](std::span<const std::size_t> rows) {
+    batch.clear();
+    for (const std::size_t i : rows) batch.push_back(&work.windows[i]);
+    auto run = run_window_states(batch, timings);
+    for (std::size_t r = 0; r < rows.size(); ++r) states[rows[r]] = std::move(run[r]);
+  });
+  return pool_late_chunks(work, states, timings);
 }
 
 std::vector<SparseVector> Embedder::embed_sparse(std::span<const std::string_view> texts, const SparseOptions& options,

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "pipeline/late_chunking.hpp"
+
 namespace sieve {
 namespace {
 
@@ -59,6 +61,13 @@ EmbeddingService::EmbeddingService(std::shared_ptr<const Embedder> embedder, con
         options, [model](std::span<const TokenInput* const> inputs) { return model->run_token_batch(inputs); },
         [](const TokenInput& input) { return input.encoding.size(); }, observer);
   }
+  const bool pools_spans =
+      std::all_of(info.dense.pooling_modes.begin(), info.dense.pooling_modes.end(), pipeline::late_chunking_pools_by);
+  if (info.output_kind == OutputKind::kDense && !info.pooled_by_model && pools_spans) {
+    windows_ = std::make_unique<BatchScheduler<Encoding, std::vector<float>>>(
+        options, [model](std::span<const Encoding* const> inputs) { return model->run_window_states(inputs); },
+        [](const Encoding& input) { return input.size(); }, observer);
+  }
   if (info.bge_m3.lexical) {
     lexical_ = std::make_unique<BatchScheduler<EncodedText, SparseVector>>(
         options, [model](std::span<const EncodedText* const> inputs) { return model->run_lexical_batch(inputs); },
@@ -68,13 +77,37 @@ EmbeddingService::EmbeddingService(std::shared_ptr<const Embedder> embedder, con
 
 std::size_t EmbeddingService::queued() const {
   return (scheduler_ ? scheduler_->queued() : 0) + (tokens_ ? tokens_->queued() : 0) +
-         (lexical_ ? lexical_->queued() : 0);
+         (lexical_ ? lexical_->queued() : 0) + (windows_ ? windows_->queued() : 0);
 }
 
 void EmbeddingService::stop() {
   if (scheduler_) scheduler_->stop();
   if (tokens_) tokens_->stop();
   if (lexical_) lexical_->stop();
+  if (windows_) windows_->stop();
+}
+
+Embeddings EmbeddingService::embed_late_chunks(std::string_view document, std::span<const TextSpan> spans,
+                                               const LateChunkOptions& options, ServiceClock::time_point deadline,
+                                               const std::function<bool()>& abandoned, std::size_t* tokens) {
+  // The model's own refusal (a pooling late chunking cannot do, a pooled graph) comes from here, as it would alone.
+  LateChunkWork work = embedder_->prepare_late_chunks(document, spans, options);
+  if (tokens != nullptr) {
+    *tokens = 0;
+    for (const std::size_t n : work.window_tokens) *tokens += n;
+  }
+  if (work.windows.empty()) return embedder_->pool_late_chunks(work, {});
+  if (!windows_) throw Error(ErrorCode::kUnsupported, embedder_->info().folder.string() + " cannot late chunk");
+  auto ticket = windows_->submit(std::move(work.windows), deadline);
+  const std::vector<std::vector<float>> states = wait_for(ticket, deadline, abandoned);
+  return embedder_->pool_late_chunks(work, states);
+}
+
+Embeddings EmbeddingService::embed_late_chunks(std::span<const std::string_view> chunks,
+                                               const LateChunkOptions& options, ServiceClock::time_point deadline,
+                                               const std::function<bool()>& abandoned, std::size_t* tokens) {
+  const pipeline::JoinedChunks joined = pipeline::join_chunks(chunks, options.separator);
+  return embed_late_chunks(joined.document, joined.spans, options, deadline, abandoned, tokens);
 }
 
 std::vector<TokenInput> EmbeddingService::encode_tokens(std::span<const std::string_view> texts, TextRole role,

@@ -2,6 +2,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "server/late_chunks.hpp"
 #include "server/request_json.hpp"
 #include "server/response_budget.hpp"
 #include "server/routes.hpp"
@@ -36,42 +37,49 @@ std::string base64_floats(std::span<const float> values) {
 std::string embeddings(ServerState& state, const Request& req) {
   const json body = parse_object(req.body);
   const ServedModel& model = state.models.embedding(optional_string(body, "model"));
-  const Inputs inputs = read_inputs(body, "input", state.options.max_inputs, true);
   const std::string format = optional_string(body, "encoding_format").value_or("float");
   if (format != "float" && format != "base64") {
     throw HttpError(422, "`encoding_format` must be \"float\" or \"base64\"", "encoding_format");
   }
   const ModelInfo& info = model.info();
   const auto dimensions = optional_int(body, "dimensions", 1, static_cast<std::int64_t>(info.model_dimension));
-  EmbeddingService& service = *model.embedding;
-  std::vector<EncodedText> encoded;
-  try {
-    const TokenizeTimer timer(state.metrics);
-    if (inputs.texts.empty()) {
-      encoded = service.encode_ids(inputs.ids, state.options.auto_truncate);
-    } else {
-      const std::vector<std::string_view> views(inputs.texts.begin(), inputs.texts.end());
-      EncodeOptions options;
-      options.truncate = state.options.auto_truncate;
-      options.threads = 1;
-      encoded = service.encode(views, options);
-    }
-  } catch (const Error& e) {
-    throw to_http_error(e, "input",
-                        state.options.auto_truncate
-                            ? std::string_view{}
-                            : "the OpenAI API has no field to ask for truncation: shorten the input, or start the "
-                              "server with --auto-truncate to cut inputs at the model's maximum");
-  }
-  std::size_t tokens = 0;
-  for (const EncodedText& e : encoded) tokens += e.encoding.size();
-  const std::size_t columns = dimensions ? static_cast<std::size_t>(*dimensions) : info.dimension;
+  const auto kept = static_cast<std::size_t>(dimensions.value_or(0));
   ResponseBudget budget(state.options.max_response_bytes, "input");
-  // A float takes at least 8 bytes of text and 5.3 of base64.
-  budget.expect(encoded.size() * columns * (format == "base64" ? 5 : 8),
-                std::to_string(encoded.size()) + " vectors of " + std::to_string(columns) + " dimensions");
-  const Embeddings result = service.embed(std::move(encoded), static_cast<std::size_t>(dimensions.value_or(0)),
-                                          info.normalize, state.deadline(), ServerState::client_gone(req));
+  Embeddings result;
+  std::size_t tokens = 0;
+  if (asks_late_chunking(body)) {
+    LateChunked late = late_chunk(state, req, body, model, "input", kept, info.normalize, std::nullopt);
+    result = std::move(late.vectors);
+    tokens = late.tokens;
+  } else {
+    const Inputs inputs = read_inputs(body, "input", state.options.max_inputs, true);
+    EmbeddingService& service = *model.embedding;
+    std::vector<EncodedText> encoded;
+    try {
+      const TokenizeTimer timer(state.metrics);
+      if (inputs.texts.empty()) {
+        encoded = service.encode_ids(inputs.ids, state.options.auto_truncate);
+      } else {
+        const std::vector<std::string_view> views(inputs.texts.begin(), inputs.texts.end());
+        EncodeOptions options;
+        options.truncate = state.options.auto_truncate;
+        options.threads = 1;
+        encoded = service.encode(views, options);
+      }
+    } catch (const Error& e) {
+      throw to_http_error(e, "input",
+                          state.options.auto_truncate
+                              ? std::string_view{}
+                              : "the OpenAI API has no field to ask for truncation: shorten the input, or start the "
+                                "server with --auto-truncate to cut inputs at the model's maximum");
+    }
+    for (const EncodedText& e : encoded) tokens += e.encoding.size();
+    const std::size_t columns = dimensions ? static_cast<std::size_t>(*dimensions) : info.dimension;
+    // A float takes at least 8 bytes of text and 5.3 of base64.
+    budget.expect(encoded.size() * columns * (format == "base64" ? 5 : 8),
+                  std::to_string(encoded.size()) + " vectors of " + std::to_string(columns) + " dimensions");
+    result = service.embed(std::move(encoded), kept, info.normalize, state.deadline(), ServerState::client_gone(req));
+  }
   // Written directly: a tree of doubles would be slower and print each
   // float with 17 digits.
   std::string out = R"({"object":"list","data":[)";

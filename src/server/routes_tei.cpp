@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "model/model_spec.hpp"
+#include "server/late_chunks.hpp"
 #include "server/request_json.hpp"
 #include "server/response_budget.hpp"
 #include "server/routes.hpp"
@@ -58,6 +59,17 @@ std::string embed(ServerState& state, const Request& req) {
   const ModelInfo& info = model.info();
   const bool normalize = optional_bool(body, "normalize").value_or(true);
   const auto dimensions = optional_int(body, "dimensions", 1, static_cast<std::int64_t>(info.model_dimension));
+  if (asks_late_chunking(body)) {
+    const LateChunked late =
+        late_chunk(state, req, body, model, "inputs", static_cast<std::size_t>(dimensions.value_or(0)), normalize,
+                   optional_string(body, "prompt_name"));
+    std::string out = "[";
+    for (std::size_t i = 0; i < late.vectors.rows; ++i) {
+      if (i > 0) out += ",";
+      append_json_array(out, late.vectors.row(i));
+    }
+    return out + "]";
+  }
   std::vector<EncodedText> encoded = encode_inputs(state, body, model);
   const std::size_t columns = dimensions ? static_cast<std::size_t>(*dimensions) : info.dimension;
   ResponseBudget budget(state.options.max_response_bytes, "inputs");

@@ -156,6 +156,45 @@ def test_late_chunking_errors_name_what_to_change():
     assert cls.returncode != 0 and "pools by cls" in err and "mean or max" in err, err
 
 
+# ---- the server: "late_chunking": true on TEI's /embed and OpenAI's /v1/embeddings (as Jina's API takes it)
+
+def test_the_server_late_chunks_through_tei_and_the_openai_client(reference, tmp_path):
+    """One server: /embed and /v1/embeddings (through OpenAI's own Python client, the field in its extra_body) give
+    sentence-transformers' late chunks, windows and all; every mistake is one clear 4xx naming its field."""
+    import openai
+    from server_harness import Server, models_root
+
+    root = models_root(tmp_path, {"minilm": MODEL, "cls": FIXTURES / "tiny-bert-cls"})
+    server = Server(root)
+    try:
+        status, _, body = server.post("/embed", {"model": "minilm", "inputs": CHUNKS, "late_chunking": True})
+        assert status == 200, body
+        assert_close(np.array(body, dtype=np.float32), reference["whole"])
+        status, _, body = server.post("/embed", {"model": "minilm", "inputs": CHUNKS, "late_chunking": True,
+                                                 "overlap": OVERLAP, "truncate": False})
+        assert status == 200, body
+        client = openai.OpenAI(base_url=server.url + "/v1", api_key="unused", max_retries=0)
+        got = client.embeddings.create(model="minilm", input=CHUNKS, extra_body={"late_chunking": True})
+        assert_close(np.array([d.embedding for d in got.data], dtype=np.float32), reference["whole"])
+        # The document's tokens, once: more than its words, far fewer than the chunks' own encodings would add up to.
+        words = sum(len(c.split()) for c in CHUNKS)
+        assert got.usage.prompt_tokens == got.usage.total_tokens and words < got.usage.prompt_tokens < 2 * words
+        alone = client.embeddings.create(model="minilm", input=CHUNKS)
+        assert_close(np.array([d.embedding for d in alone.data], dtype=np.float32), reference["alone"])
+        for request, field in [
+            ({"model": "minilm", "inputs": CHUNKS, "late_chunking": "yes"}, "late_chunking"),
+            ({"model": "minilm", "inputs": CHUNKS, "overlap": 4}, "overlap"),
+            ({"model": "minilm", "inputs": [[101, 2023, 102]], "late_chunking": True}, "inputs"),
+            ({"model": "minilm", "inputs": ["a", " ", "b"], "late_chunking": True}, "input 1: holds no token"),
+            ({"model": "minilm", "inputs": CHUNKS, "late_chunking": True, "overlap": 100000}, "overlap"),
+            ({"model": "cls", "inputs": CHUNKS, "late_chunking": True}, "mean or max"),
+        ]:
+            status, _, body = server.post("/embed", request)
+            assert 400 <= status < 500 and field in json.dumps(body), (request, status, body)
+    finally:
+        assert server.stop() == 0, server.output()
+
+
 # ---- an index made with late chunking
 
 def search_recall(index: Path, queries: list[tuple[str, str]]) -> float:

@@ -156,6 +156,14 @@ def test_late_chunking_errors_name_what_to_change():
     assert cls.returncode != 0 and "pools by cls" in err and "mean or max" in err, err
 
 
+def test_the_python_package_late_chunks(sieve, reference):
+    assert_close(sieve.Embedder(MODEL).encode_late_chunks(CHUNKS), reference["whole"])
+    short = sieve.Embedder(MODEL, max_length=SHORT_MAX)
+    assert_close(short.encode_late_chunks(CHUNKS, overlap=OVERLAP), reference["windows"])
+    with pytest.raises(Exception, match="1: holds no token"):
+        short.encode_late_chunks(["a text", " ", "another"])
+
+
 # ---- the server: "late_chunking": true on TEI's /embed and OpenAI's /v1/embeddings (as Jina's API takes it)
 
 def test_the_server_late_chunks_through_tei_and_the_openai_client(reference, tmp_path):

@@ -261,6 +261,40 @@ class Embedder:
             return vectors[0]
         return vectors if convert_to_numpy else list(vectors)
 
+    def encode_late_chunks(self, chunks: Sequence[str], chunk_separator: str = " ", overlap: int | None = None,
+                           batch_size: int | None = None, normalize_embeddings: bool | None = None,
+                           prompt_name: str | None = None, prompt: str | None = None,
+                           truncate_dim: int | None = None) -> np.ndarray:
+        """Late chunking: `chunks`, consecutive parts of one document, joined by `chunk_separator` and encoded
+        together (in windows of the model's maximum length sharing `overlap` text tokens when the document is
+        longer, a quarter of a window by default); each chunk's vector is the model's pooling over its own tokens'
+        states, so that it knows the text around it. A [len(chunks), dimension] float32 array, normalized as
+        encode() normalizes (`truncate_dim` keeps the first N values, then the model's normalization applies).
+        The model must pool by mean or max from its token states; a chunk without a token raises, naming it."""
+        if isinstance(chunks, str):
+            raise InvalidArgument("chunks must be a list of the document's consecutive parts, not one string")
+        texts = _texts(chunks)
+        if batch_size is None:
+            batch_size = self._batch_size
+        elif batch_size < 1:
+            raise InvalidArgument("batch_size must be at least 1")
+        if overlap is not None and overlap < 0:
+            raise InvalidArgument("overlap must be at least 0")
+        if truncate_dim is None:
+            truncate_dim = self._truncate_dim
+        if truncate_dim is not None and not 1 <= truncate_dim <= self._model.dimension:
+            raise InvalidArgument(f"truncate_dim must be from 1 to the model's {self._model.dimension} dimensions")
+        cut = truncate_dim is not None and truncate_dim < self._model.dimension
+        # As encode(): cut after the model's normalization, which the library would apply to the cut vectors.
+        vectors = self._model._embed_late_chunks(texts, chunk_separator, overlap, batch_size,
+                                                 True if normalize_embeddings and not cut else None, None,
+                                                 prompt_name, prompt)
+        if cut:
+            vectors = np.ascontiguousarray(vectors[:, :truncate_dim])
+            if normalize_embeddings:
+                vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+        return vectors
+
     def encode_sparse(self, sentences: Union[str, Sequence[str]], top_k: int | None = None,
                       min_weight: float = 0.0) -> Union[SparseEmbedding, list[SparseEmbedding]]:
         """A learned sparse model's (SPLADE, or BGE-M3's lexical weights)

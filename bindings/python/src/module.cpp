@@ -320,6 +320,29 @@ NB_MODULE(_sieve, m) {
           "texts"_a, "batch_size"_a, "normalize"_a.none(), "dimensions"_a.none(), "prompt_name"_a.none(),
           "prompt"_a.none(), "precision"_a, "progress"_a.none())
       .def(
+          "_embed_late_chunks",
+          [](const sieve::Embedder& e, const std::vector<std::string>& chunks, const std::string& separator,
+             std::optional<std::size_t> overlap, std::size_t batch_size, std::optional<bool> normalize,
+             std::optional<std::size_t> dimensions, std::optional<std::string> prompt_name,
+             std::optional<std::string> prompt) {
+            sieve::LateChunkOptions options;
+            options.separator = separator;
+            options.overlap = overlap;
+            options.embed.batch_size = batch_size;
+            options.embed.normalize = normalize;
+            options.embed.dimensions = dimensions;
+            options.embed.prompt_name = std::move(prompt_name);
+            options.embed.prompt = std::move(prompt);
+            sieve::Embeddings out;
+            {
+              nb::gil_scoped_release release;
+              out = e.embed_late_chunks(views_of(chunks), options);
+            }
+            return to_numpy(std::move(out.data), {out.rows, out.dimension});
+          },
+          "chunks"_a, "separator"_a, "overlap"_a.none(), "batch_size"_a, "normalize"_a.none(), "dimensions"_a.none(),
+          "prompt_name"_a.none(), "prompt"_a.none())
+      .def(
           "_embed_sparse",
           [](const sieve::Embedder& e, const std::vector<std::string>& texts, std::size_t top_k, float min_weight) {
             std::vector<sieve::SparseVector> vectors;

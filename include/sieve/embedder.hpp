@@ -139,7 +139,7 @@ struct LateChunkOptions {
   // Put between consecutive chunks in the document (as the chunks' own text would have them).
   std::string separator = " ";
   // Text tokens that consecutive windows of a document longer than the model's maximum length share (each token's
-  // state comes from the window where it has the most context); unset: a quarter of a window.
+  // state comes from the window where it has the most context); unset: a quarter of a window; at most half of it.
   std::optional<std::size_t> overlap;
   // prompt, prompt_name, normalize, dimensions as embed() takes them; batch_size: windows per run.
   EmbedOptions embed;

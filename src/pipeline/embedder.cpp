@@ -644,10 +644,7 @@ LateChunkWork Embedder::prepare_late_chunks(std::string_view text, std::span<con
   std::string prompted;
   if (!prompt.empty()) prompted = prompt + std::string(text);
   const Encoding document = m.untruncated_tokenizer().encode(prompt.empty() ? text : prompted, true);
-  const std::size_t max_length = m.info.max_length;
-  const std::size_t width_guess = max_length > 4 ? max_length - 2 : 1;
-  const pipeline::WindowPlan plan =
-      pipeline::plan_windows(document, max_length, options.overlap.value_or(width_guess / 4));
+  const pipeline::WindowPlan plan = pipeline::plan_windows(document, m.info.max_length, options.overlap);
   work.chunk_tokens = pipeline::chunk_tokens(document, plan, shifted);
   for (std::size_t i = 0; i < work.chunk_tokens.size(); ++i) {
     if (work.chunk_tokens[i].empty()) {

@@ -19,7 +19,7 @@ JoinedChunks join_chunks(std::span<const std::string_view> chunks, std::string_v
   return joined;
 }
 
-WindowPlan plan_windows(const Encoding& document, std::size_t max_length, std::size_t overlap) {
+WindowPlan plan_windows(const Encoding& document, std::size_t max_length, std::optional<std::size_t> asked) {
   WindowPlan plan;
   const std::size_t n = document.size();
   const auto special = [&](std::size_t i) { return document.special_tokens_mask[i] != 0; };
@@ -32,9 +32,10 @@ WindowPlan plan_windows(const Encoding& document, std::size_t max_length, std::s
                                                  " tokens leaves no room beside the model's special tokens");
   }
   const std::size_t width = max_length - specials;
-  if (overlap >= width) {
+  const std::size_t overlap = asked.value_or(width / 4);
+  if (overlap > width / 2) {
     throw Error(ErrorCode::kInvalidArgument, "an overlap of " + std::to_string(overlap) +
-                                                 " tokens must be less than the window's " + std::to_string(width) +
+                                                 " tokens must be at most half the window's " + std::to_string(width) +
                                                  " tokens of text");
   }
   const std::size_t step = width - overlap;
@@ -46,7 +47,10 @@ WindowPlan plan_windows(const Encoding& document, std::size_t max_length, std::s
   for (std::size_t token = 0; token < content; ++token) {
     std::size_t best = 0;
     std::size_t best_context = 0;
-    for (std::size_t w = 0; w < plan.windows.size(); ++w) {
+    // The windows holding the token: from the first that reaches it to the last that starts at or before it.
+    const std::size_t from = token >= width ? (token - width) / step : 0;
+    const std::size_t to = std::min(plan.windows.size(), token / step + 1);
+    for (std::size_t w = from; w < to; ++w) {
       const Window& window = plan.windows[w];
       if (token < window.first || token >= window.first + window.count) continue;
       // Tokens of context on the nearer side; the document's own start and end count as full context. Ties go to

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -35,8 +36,9 @@ struct Window {
 };
 
 // How a document's encoding (special tokens included) is run: its content tokens in windows of at most
-// `max_length` tokens with its special tokens, consecutive windows sharing `overlap` content tokens. One window when
-// it fits.
+// `max_length` tokens with its special tokens, consecutive windows sharing `overlap` content tokens (unset: a quarter
+// of a window's text; at most half of it, so that the windows hold at most twice the document's tokens). One window
+// when it fits.
 struct WindowPlan {
   std::size_t leading = 0;   // special tokens before the content
   std::size_t trailing = 0;  // special tokens after it
@@ -45,7 +47,7 @@ struct WindowPlan {
   // nearer side.
   std::vector<std::size_t> owner;
 };
-WindowPlan plan_windows(const Encoding& document, std::size_t max_length, std::size_t overlap);
+WindowPlan plan_windows(const Encoding& document, std::size_t max_length, std::optional<std::size_t> overlap = {});
 
 // The encoding of one window: the document's leading special tokens, the window's content, its trailing ones.
 Encoding window_encoding(const Encoding& document, const WindowPlan& plan, const Window& window);

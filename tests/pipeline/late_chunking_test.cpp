@@ -111,6 +111,31 @@ TEST(LateChunking, RefusesWindowsWithoutRoomForText) {
   const Encoding doc = document_of(5);
   EXPECT_THROW((void)plan_windows(doc, 2, 0), Error);
   EXPECT_THROW((void)plan_windows(doc, 6, 4), Error);
+  // More than half a window shared would run the document many times over: 10 text tokens per window, 5 at most.
+  EXPECT_NO_THROW((void)plan_windows(document_of(40), 12, 5));
+  EXPECT_THROW((void)plan_windows(document_of(40), 12, 6), Error);
+}
+
+TEST(LateChunking, TheDefaultOverlapIsAQuarterOfTheWindowsText) {
+  // 2 special tokens: 40 text tokens per window of 42, 10 shared, so windows start every 30.
+  const WindowPlan plan = plan_windows(document_of(100), 42);
+  ASSERT_EQ(plan.windows.size(), 3U);
+  EXPECT_EQ(plan.windows[1].first, 30U);
+  EXPECT_EQ(plan.windows[2].first, 60U);
+}
+
+TEST(LateChunking, EveryTokenOfALongDocumentTakesAWindowThatHoldsIt) {
+  const WindowPlan plan = plan_windows(document_of(5000), 130, 64);  // 128 text tokens, half shared
+  ASSERT_EQ(plan.owner.size(), 5000U);
+  for (std::size_t token = 0; token < plan.owner.size(); ++token) {
+    const Window& w = plan.windows.at(plan.owner[token]);
+    ASSERT_TRUE(token >= w.first && token < w.first + w.count) << token;
+    // The nearer side has at least a quarter of a window of context, but at the document's ends.
+    const std::size_t context = std::min(token - w.first, w.first + w.count - 1 - token);
+    if (token >= 128 && token + 128 < 5000) {
+      EXPECT_GE(context, 31U) << token;
+    }
+  }
 }
 
 }  // namespace

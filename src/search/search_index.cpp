@@ -205,10 +205,11 @@ SearchIndex SearchIndex::create(const fs::path& folder, const Embedder& model, c
     throw Error(ErrorCode::kInvalidArgument, "chunk overlap must be smaller than the chunk size");
   }
   if (options.chunking.late_chunking) {
-    // A model that cannot (it pools inside its graph, or by CLS) says why before anything is made.
+    // A model that cannot (it pools inside its graph, or by CLS) says why before anything is made; preparing a
+    // probe checks the model and tokenizes, without running it.
     constexpr std::string_view kProbe = "late chunking";
     const TextSpan whole{0, kProbe.size()};
-    (void)model.embed_late_chunks(kProbe, std::span<const TextSpan>(&whole, 1));
+    (void)model.prepare_late_chunks(kProbe, std::span<const TextSpan>(&whole, 1));
   }
   auto impl = std::make_unique<Impl>();
   impl->location = resolve_location(folder);

@@ -104,16 +104,23 @@ struct Embedder::Impl {
   [[nodiscard]] std::vector<Encoding> encode_late(std::span<const std::string_view> texts, TextRole role,
                                                   std::size_t threads) const;
 
-  [[nodiscard]] const Tokenizer& tokenizer_for(Direction direction) const {
-    if (direction == Direction::kRight) return tokenizer;
-    std::call_once(left_once, [&] {
+  // The folder's tokenizer loaded once more, on first use, with its own truncation (none: unset) and no padding.
+  const Tokenizer& lazy_tokenizer(std::once_flag& once, std::unique_ptr<Tokenizer>& slot,
+                                  std::optional<TruncationParams> truncation) const {
+    std::call_once(once, [&] {
       auto t = std::make_unique<Tokenizer>(Tokenizer::from_file(folder.tokenizer_file));
       t->set_padding(std::nullopt);
-      t->set_truncation(TruncationParams{info.max_length, TruncationStrategy::kLongestFirst, 0, Direction::kLeft});
+      t->set_truncation(truncation);
       t->set_invalid_utf8(invalid_utf8);
-      left_tokenizer = std::move(t);
+      slot = std::move(t);
     });
-    return *left_tokenizer;
+    return *slot;
+  }
+
+  [[nodiscard]] const Tokenizer& tokenizer_for(Direction direction) const {
+    if (direction == Direction::kRight) return tokenizer;
+    return lazy_tokenizer(left_once, left_tokenizer,
+                          TruncationParams{info.max_length, TruncationStrategy::kLongestFirst, 0, Direction::kLeft});
   }
 
   // The dimensions a call keeps: its own, else the embedder's, else all of the model's.
@@ -128,14 +135,7 @@ struct Embedder::Impl {
   }
 
   [[nodiscard]] const Tokenizer& untruncated_tokenizer() const {
-    std::call_once(whole_once, [&] {
-      auto t = std::make_unique<Tokenizer>(Tokenizer::from_file(folder.tokenizer_file));
-      t->set_padding(std::nullopt);
-      t->set_truncation(std::nullopt);
-      t->set_invalid_utf8(invalid_utf8);
-      whole_tokenizer = std::move(t);
-    });
-    return *whole_tokenizer;
+    return lazy_tokenizer(whole_once, whole_tokenizer, std::nullopt);
   }
 
   // The prompt a call asks for (`prompt` wins over `prompt_name`; neither: the embedder's) and the tokens of it that

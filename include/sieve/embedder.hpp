@@ -141,6 +141,9 @@ struct LateChunkOptions {
   // Text tokens that consecutive windows of a document longer than the model's maximum length share (each token's
   // state comes from the window where it has the most context); unset: a quarter of a window; at most half of it.
   std::optional<std::size_t> overlap;
+  // At most this many windows per document (0: no limit): a longer document is an Error (kInvalidInput) before
+  // its windows are made, so that one input cannot take memory without bound.
+  std::size_t max_windows = 0;
   // prompt, prompt_name, normalize, dimensions as embed() takes them; batch_size: windows per run.
   EmbedOptions embed;
 };

@@ -645,6 +645,13 @@ LateChunkWork Embedder::prepare_late_chunks(std::string_view text, std::span<con
   if (!prompt.empty()) prompted = prompt + std::string(text);
   const Encoding document = m.untruncated_tokenizer().encode(prompt.empty() ? text : prompted, true);
   const pipeline::WindowPlan plan = pipeline::plan_windows(document, m.info.max_length, options.overlap);
+  if (options.max_windows > 0 && plan.windows.size() > options.max_windows) {
+    throw Error(ErrorCode::kInvalidInput, "the document's " + std::to_string(document.size()) + " tokens need " +
+                                              std::to_string(plan.windows.size()) + " windows of the model's " +
+                                              std::to_string(m.info.max_length) + " tokens, more than the " +
+                                              std::to_string(options.max_windows) +
+                                              " a request may run: send it in parts");
+  }
   work.chunk_tokens = pipeline::chunk_tokens(document, plan, shifted);
   for (std::size_t i = 0; i < work.chunk_tokens.size(); ++i) {
     if (work.chunk_tokens[i].empty()) {
@@ -672,7 +679,8 @@ std::vector<std::vector<float>> Embedder::run_window_states(std::span<const Enco
   const pipeline::RunOutput run = m.runner.run(windows, m.spec.output, true, timings != nullptr ? timings : &local);
   const auto& shape = run.output.shape();
   const std::size_t dim = shape.size() == 3 && shape.back() > 0 ? static_cast<std::size_t>(shape.back()) : 0;
-  if (dim == 0 || (m.spec.graph_width != 0 && dim != m.spec.graph_width)) {
+  if (dim == 0 || (m.spec.graph_width != 0 && dim != m.spec.graph_width) ||
+      static_cast<std::size_t>(shape[0]) != windows.size() || static_cast<std::size_t>(shape[1]) != run.sequence) {
     throw Error(ErrorCode::kRuntime, "model output \"" + m.info.output + "\" has shape " + shape_text(shape) + " for " +
                                          std::to_string(windows.size()) + " windows of " +
                                          std::to_string(run.sequence) + " tokens");
@@ -702,6 +710,10 @@ Embeddings Embedder::pool_late_chunks(const LateChunkWork& work, std::span<const
   std::vector<float> token_states(work.owner.size() * dim);
   for (std::size_t token = 0; token < work.owner.size(); ++token) {
     const std::size_t w = work.owner[token];
+    if (w >= states.size() || w >= work.window_first.size() || token < work.window_first[w]) {
+      throw Error(ErrorCode::kInvalidArgument,
+                  "late chunking's plan gives token " + std::to_string(token) + " a window that does not hold it");
+    }
     const std::size_t position = work.leading + token - work.window_first[w];
     if (states[w].size() != work.window_tokens[w] * dim || position >= work.window_tokens[w]) {
       throw Error(ErrorCode::kInvalidArgument,
@@ -709,6 +721,11 @@ Embeddings Embedder::pool_late_chunks(const LateChunkWork& work, std::span<const
     }
     std::copy_n(states[w].begin() + static_cast<std::ptrdiff_t>(position * dim), dim,
                 token_states.begin() + static_cast<std::ptrdiff_t>(token * dim));
+  }
+  for (const auto& tokens : work.chunk_tokens) {
+    if (tokens.empty() || *std::max_element(tokens.begin(), tokens.end()) >= work.owner.size()) {
+      throw Error(ErrorCode::kInvalidArgument, "late chunking's plan gives a chunk tokens the document lacks");
+    }
   }
   const std::size_t pooled_width = dim * m.info.dense.pooling_modes.size();
   std::vector<float> pooled = pipeline::pool_chunks(token_states, dim, work.chunk_tokens, m.info.dense.pooling_modes);

@@ -10,6 +10,7 @@
 #include <system_error>
 #include <utility>
 
+#include "logging.hpp"
 #include "runtime/plugin_providers.hpp"
 #include "sieve/error.hpp"
 #include "sieve/quantize.hpp"
@@ -180,31 +181,32 @@ Loaded load(const ProviderSpec& spec) {
   static std::optional<Loaded> loaded;
   const std::lock_guard lock(mutex);
   if (loaded) return *loaded;
-  Loaded out;
   std::string searched;
+  std::string failures;
   for (const auto& folder : candidate_folders(spec)) {
     const auto library = newest_with_prefix(folder, "libopenvino_c.so");
     if (!library) {
       searched += (searched.empty() ? "" : ", ") + folder.string();
       continue;
     }
+    Loaded out;
     out.library = *library;
+    std::string why;
     // The C library links OpenVINO's runtime by its soname, which is beside it, not on the loader's path.
     if (const auto core = newest_with_prefix(folder, "libopenvino.so");
         core && dlopen(core->c_str(), RTLD_NOW | RTLD_GLOBAL) == nullptr) {
-      const char* why = dlerror();
-      out.error = core->string() + " did not load: " + (why != nullptr ? why : "unknown error");
-      return out;
+      const char* error = dlerror();
+      why = core->string() + " did not load: " + (error != nullptr ? error : "unknown error");
+    } else if (void* handle = dlopen(library->c_str(), RTLD_NOW | RTLD_LOCAL); handle == nullptr) {
+      const char* error = dlerror();
+      why = library->string() + " did not load: " + (error != nullptr ? error : "unknown error");
+    } else if (const std::string missing = resolve(handle, out.api); !missing.empty()) {
+      why = library->string() + " is not an OpenVINO C library Sieve can use (2026.4 or later): " + missing;
     }
-    void* handle = dlopen(library->c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (handle == nullptr) {
-      const char* why = dlerror();
-      out.error = library->string() + " did not load: " + (why != nullptr ? why : "unknown error");
-      return out;
-    }
-    if (const std::string why = resolve(handle, out.api); !why.empty()) {
-      out.error = library->string() + " is not an OpenVINO C library Sieve can use: " + why;
-      return out;
+    if (!why.empty()) {
+      // Another place may have a good one.
+      failures += (failures.empty() ? "" : "; ") + why;
+      continue;
     }
     ov_version_t version{};
     if (out.api.get_version(&version) == OK) {
@@ -217,10 +219,11 @@ Loaded load(const ProviderSpec& spec) {
     loaded_api.store(&loaded->api);
     return *loaded;
   }
-  out.error =
-      "its C library libopenvino_c.so was not found (install the Python package openvino in the active "
-      "environment, or give its folder in SIEVE_EP_PATH; searched: " +
-      searched + ")";
+  Loaded out;
+  out.error = !failures.empty() ? failures
+                                : "its C library libopenvino_c.so was not found (install the Python package openvino "
+                                  "in the active environment, or give its folder in SIEVE_EP_PATH; searched: " +
+                                      searched + ")";
   return out;
 }
 
@@ -228,13 +231,26 @@ const Api& api() {
   return *loaded_api.load();
 }
 
+// OpenVINO's message for a failed call: its last error (a copy the caller frees; the process shares one, so under
+// concurrent failures it may be another call's), else the status code's description.
+std::string failure_text(const Api& a, ov_status_e status) {
+  std::string text;
+  if (const char* message = a.last_error(); message != nullptr) {
+    text = message;
+    a.free_text(message);
+  }
+  if (text.empty()) {
+    const char* info = a.error_info(status);
+    text = info != nullptr ? info : "status " + std::to_string(static_cast<int>(status));
+  }
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
 // Throws Error (`code`) with OpenVINO's own message for a failed call.
 void check(ov_status_e status, const std::string& what, ErrorCode code = ErrorCode::kRuntime) {
   if (status == OK) return;
-  const char* message = api().last_error();
-  std::string text = message != nullptr && *message != '\0' ? message : api().error_info(status);
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  throw Error(code, "OpenVINO's runtime failed " + what + ": " + text);
+  throw Error(code, "OpenVINO's runtime failed " + what + ": " + failure_text(api(), status));
 }
 
 struct CoreFree {
@@ -337,8 +353,8 @@ OpenVinoRuntimeInfo openvino_runtime_info(const ProviderSpec& spec) {
   OpenVinoRuntimeInfo info{l.library.string(), l.version, {}, l.error};
   if (!l.error.empty()) return info;
   ov_core_t* raw = nullptr;
-  if (l.api.core_create(&raw) != OK) {
-    info.error = "its core did not start: " + std::string(l.api.last_error());
+  if (const ov_status_e status = l.api.core_create(&raw); status != OK) {
+    info.error = "its core did not start: " + failure_text(l.api, status);
     return info;
   }
   const Core core(raw);
@@ -379,7 +395,8 @@ OpenVinoGraph::OpenVinoGraph(const fs::path& model, const ProviderSpec& spec, in
   check(api().read_model(core, model.c_str(), nullptr, &read), "reading " + model.string(), ErrorCode::kUnsupported);
   const Model source(read);
 
-  threads_ = options.threads.value_or(threads);
+  // threads=0, like --threads 0, is the session's default.
+  threads_ = options.threads.value_or(0) > 0 ? *options.threads : threads;
   const std::string thread_text = std::to_string(threads_);
   std::vector<ov_property_t> properties = {{"PERFORMANCE_HINT", "LATENCY"}};
   if (threads_ > 0) properties.push_back({"INFERENCE_NUM_THREADS", thread_text.c_str()});
@@ -413,6 +430,11 @@ OpenVinoGraph::OpenVinoGraph(const fs::path& model, const ProviderSpec& spec, in
       api().compiled_property(compiled, "INFERENCE_PRECISION_HINT", &precision) == OK ? take_text(precision) : "";
   description_ = "OpenVINO runtime " + runtime.version + " on " + options.device +
                  (compiled_precision.empty() ? std::string() : " at " + compiled_precision);
+  if (options.precision && *options.precision != "accuracy" && !compiled_precision.empty() &&
+      compiled_precision != *options.precision) {
+    logger().warn("openvino option precision={}: {} compiled {} at {} instead (the device's choice)",
+                  *options.precision, "OpenVINO's runtime", model.string(), compiled_precision);
+  }
 }
 
 OpenVinoGraph::~OpenVinoGraph() = default;

@@ -29,10 +29,13 @@ LateChunked late_chunk(ServerState& state, const Request& req, const json& body,
   const Inputs inputs = read_inputs(body, inputs_key, state.options.max_inputs, false);
   LateChunkOptions options;
   options.separator = optional_string(body, "chunk_separator").value_or(" ");
+  // At most half a window's text (the model's maximum less its special tokens, two for most models).
   const auto max_length = static_cast<std::int64_t>(model.info().max_length);
-  if (const auto overlap = optional_int(body, "overlap", 0, max_length > 4 ? max_length - 4 : 0)) {
+  if (const auto overlap = optional_int(body, "overlap", 0, max_length > 4 ? max_length / 2 - 1 : 0)) {
     options.overlap = static_cast<std::size_t>(*overlap);
   }
+  // A document runs in windows as a request's inputs run: no more of them than a request may send.
+  options.max_windows = state.options.max_inputs;
   if (dimensions > 0) options.embed.dimensions = dimensions;
   options.embed.normalize = normalize;
   options.embed.prompt_name = std::move(prompt_name);

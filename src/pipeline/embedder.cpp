@@ -328,7 +328,7 @@ Embedder Embedder::load(const std::filesystem::path& folder_path, const Embedder
   }
   model::check_token_ids(folder, summary, tokenizer);
   model::ModelSpec spec = model::resolve_model(folder, summary, {options.max_length, options.pooling});
-  runtime::Session session(folder.onnx_file, options.runtime);
+  runtime::Session session(folder.onnx_file, options.runtime, pipeline::graph_names(summary));
   auto impl = std::make_unique<Impl>(std::move(folder), std::move(spec), std::move(tokenizer), std::move(session));
   const runtime::Session& live = impl->runner.session();
   const auto& f = impl->folder;

@@ -119,7 +119,7 @@ Reranker Reranker::load(const fs::path& folder_path, const RerankerOptions& opti
   auto tokenizer = Tokenizer::from_file(folder.tokenizer_file);
   model::check_token_ids(folder, summary, tokenizer);
   model::ModelSpec spec = model::resolve_model(folder, summary, {options.max_length, std::nullopt});
-  runtime::Session session(folder.onnx_file, options.runtime);
+  runtime::Session session(folder.onnx_file, options.runtime, pipeline::graph_names(summary));
   auto impl = std::make_unique<Impl>(std::move(folder), std::move(spec), std::move(tokenizer), std::move(session));
   const auto& f = impl->folder;
   const auto& onnx = f.onnx_file;

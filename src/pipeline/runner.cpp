@@ -22,6 +22,13 @@ double seconds_since(Clock::time_point start) {
 
 }  // namespace
 
+runtime::GraphNames graph_names(const model::OnnxSummary& summary) {
+  runtime::GraphNames names;
+  for (const auto& t : summary.inputs) names.inputs.push_back(t.name);
+  for (const auto& t : summary.outputs) names.outputs.push_back(t.name);
+  return names;
+}
+
 Runner::Runner(runtime::Session session, const std::filesystem::path& onnx)
     : session_(std::move(session)), slots_(find_encoder_inputs(session_.inputs(), onnx)) {}
 

@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "model/onnx_summary.hpp"
 #include "pipeline/model_inputs.hpp"
 #include "runtime/session.hpp"
 #include "sieve/embedder.hpp"
@@ -21,6 +22,9 @@ struct RunOutput {
   std::size_t sequence = 0;        // tokens per row after padding
   std::vector<std::int64_t> mask;  // the attention mask fed to the graph, [rows x sequence]
 };
+
+// The graph's input and output names as the ONNX file declares them, for the session.
+runtime::GraphNames graph_names(const model::OnnxSummary& summary);
 
 // Where a model's encodings meet its ONNX Runtime session, for every model type: it owns the session and where each
 // input goes, fills a batch's padded tensors and runs it. Its heads turn the output into vectors, weights or scores.

@@ -35,7 +35,8 @@ OpenVinoRuntimeInfo openvino_runtime_info(const ProviderSpec& /*spec*/) {
 
 struct OpenVinoGraph::State {};
 
-OpenVinoGraph::OpenVinoGraph(const fs::path& /*model*/, const ProviderSpec& spec, int /*threads*/) {
+OpenVinoGraph::OpenVinoGraph(const fs::path& /*model*/, const ProviderSpec& spec, int /*threads*/,
+                             const GraphNames& /*names*/) {
   (void)openvino_options("openvino", spec);
   throw Error(ErrorCode::kUnsupported, "OpenVINO's runtime is unavailable: " + openvino_runtime_info(spec).error);
 }
@@ -75,9 +76,11 @@ struct Api {
   decltype(&ov_partial_shape_free) partial_shape_free = nullptr;
   decltype(&ov_compiled_model_create_infer_request) create_request = nullptr;
   decltype(&ov_infer_request_free) request_free = nullptr;
-  decltype(&ov_infer_request_set_input_tensor_by_index) set_input = nullptr;
+  decltype(&ov_compiled_model_input_by_name) input_by_name = nullptr;
+  decltype(&ov_compiled_model_output_by_name) output_by_name = nullptr;
+  decltype(&ov_infer_request_set_tensor) set_tensor = nullptr;
+  decltype(&ov_infer_request_get_tensor) get_tensor = nullptr;
   decltype(&ov_infer_request_infer) infer = nullptr;
-  decltype(&ov_infer_request_get_output_tensor_by_index) get_output = nullptr;
   decltype(&ov_shape_create) shape_create = nullptr;
   decltype(&ov_shape_free) shape_free = nullptr;
   decltype(&ov_tensor_create_from_host_ptr) tensor_from_host = nullptr;
@@ -158,9 +161,11 @@ std::string resolve(void* handle, Api& a) {
   need("ov_partial_shape_free", a.partial_shape_free);
   need("ov_compiled_model_create_infer_request", a.create_request);
   need("ov_infer_request_free", a.request_free);
-  need("ov_infer_request_set_input_tensor_by_index", a.set_input);
+  need("ov_compiled_model_input_by_name", a.input_by_name);
+  need("ov_compiled_model_output_by_name", a.output_by_name);
+  need("ov_infer_request_set_tensor", a.set_tensor);
+  need("ov_infer_request_get_tensor", a.get_tensor);
   need("ov_infer_request_infer", a.infer);
-  need("ov_infer_request_get_output_tensor_by_index", a.get_output);
   need("ov_shape_create", a.shape_create);
   need("ov_shape_free", a.shape_free);
   need("ov_tensor_create_from_host_ptr", a.tensor_from_host);
@@ -374,7 +379,7 @@ struct OpenVinoGraph::State {
   std::vector<Request> idle;  // infer requests between runs
 };
 
-OpenVinoGraph::OpenVinoGraph(const fs::path& model, const ProviderSpec& spec, int threads)
+OpenVinoGraph::OpenVinoGraph(const fs::path& model, const ProviderSpec& spec, int threads, const GraphNames& file_names)
     : state_(std::make_unique<State>()) {
   const OpenVinoOptions options = openvino_options("openvino", spec);
   const OpenVinoRuntimeInfo runtime = openvino_runtime_info(spec);
@@ -424,6 +429,30 @@ OpenVinoGraph::OpenVinoGraph(const fs::path& model, const ProviderSpec& spec, in
   };
   read_ports(api().inputs_size, api().input_by_index, inputs_, "inputs");
   read_ports(api().outputs_size, api().output_by_index, outputs_, "outputs");
+  // A tensor may have several names (an output behind an Identity node keeps both), and OpenVINO gives one of
+  // them: the ONNX file's own names, where known, are looked up instead and kept, in the file's order.
+  const auto by_names = [&](auto port_named, const std::vector<std::string>& names, std::vector<TensorSpec>& specs,
+                            const char* what) {
+    if (names.empty()) return;
+    if (names.size() != specs.size()) {
+      throw Error(ErrorCode::kUnsupported, "OpenVINO's runtime reads " + std::to_string(specs.size()) + " " + what +
+                                               " of " + model.string() + ", the file declares " +
+                                               std::to_string(names.size()));
+    }
+    std::vector<TensorSpec> named;
+    for (const auto& name : names) {
+      ov_output_const_port_t* raw_port = nullptr;
+      check(port_named(compiled, name.c_str(), &raw_port),
+            std::string("finding the graph's ") + what + " \"" + name + "\"", ErrorCode::kUnsupported);
+      const Port port(raw_port);
+      TensorSpec found = describe(port.get());
+      found.name = name;
+      named.push_back(std::move(found));
+    }
+    specs = std::move(named);
+  };
+  by_names(api().input_by_name, file_names.inputs, inputs_, "inputs");
+  by_names(api().output_by_name, file_names.outputs, outputs_, "outputs");
 
   char* precision = nullptr;
   const std::string compiled_precision =
@@ -471,11 +500,11 @@ FloatOutput OpenVinoGraph::run(std::span<const Int64Input> inputs, std::size_t o
             "creating an input tensor");
     }
     tensors.emplace_back(tensor);
-    check(api().set_input(request.get(), input.input_index, tensor), "setting an input");
+    check(api().set_tensor(request.get(), inputs_.at(input.input_index).name.c_str(), tensor), "setting an input");
   }
   check(api().infer(request.get()), "running the model");
   ov_tensor_t* raw_output = nullptr;
-  check(api().get_output(request.get(), output_index, &raw_output), "reading the output");
+  check(api().get_tensor(request.get(), outputs_.at(output_index).name.c_str(), &raw_output), "reading the output");
   const Tensor output(raw_output);
   Shape shape;
   check(api().tensor_shape(output.get(), shape.out()), "reading the output shape");

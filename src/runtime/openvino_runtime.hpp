@@ -37,8 +37,10 @@ class OpenVinoGraph {
   // Reads `model` (an ONNX file, with its external data) and compiles it for the device `spec` names (default
   // CPU) with its options (precision, threads, cache_dir); `threads` when the spec gives none. Throws Error:
   // kInvalidArgument for a bad option or a device this machine lacks, kUnsupported when the runtime is not
-  // installed or cannot take the graph.
-  OpenVinoGraph(const std::filesystem::path& model, const ProviderSpec& spec, int threads);
+  // installed or cannot take the graph. `names`, where given, are the file's own input and output names, which the
+  // graph's ports are found by (and an Error, kUnsupported, when OpenVINO's reading lacks one).
+  OpenVinoGraph(const std::filesystem::path& model, const ProviderSpec& spec, int threads,
+                const GraphNames& names = {});
   OpenVinoGraph(const OpenVinoGraph&) = delete;
   OpenVinoGraph& operator=(const OpenVinoGraph&) = delete;
   ~OpenVinoGraph();

@@ -93,7 +93,7 @@ std::vector<ProviderNodes> read_partition(const OrtSession* session, const std::
 // plugin can, or where OpenVINO's runtime cannot either (said in a warning; the providers then go on as ever:
 // skipped, or refused when strict).
 std::unique_ptr<OpenVinoGraph> openvino_graph_for(OrtEnv* env, const std::filesystem::path& model,
-                                                  const RuntimeOptions& options, int threads) {
+                                                  const RuntimeOptions& options, int threads, const GraphNames& names) {
   if (options.providers.empty() || options.providers.front().name != "openvino") return nullptr;
   const ProviderSpec& spec = options.providers.front();
   const auto built_in = available_providers();
@@ -110,7 +110,7 @@ std::unique_ptr<OpenVinoGraph> openvino_graph_for(OrtEnv* env, const std::filesy
     plugin_why = e.what();
   }
   try {
-    auto graph = std::make_unique<OpenVinoGraph>(model, spec, threads);
+    auto graph = std::make_unique<OpenVinoGraph>(model, spec, threads, names);
     logger().info("ONNX Runtime's OpenVINO plugin cannot run here ({}); {} runs the whole graph", plugin_why,
                   graph->description());
     return graph;
@@ -154,7 +154,7 @@ FloatOutput::~FloatOutput() {
   if (value_ != nullptr) ort().ReleaseValue(value_);
 }
 
-Session::Session(const std::filesystem::path& model, const RuntimeOptions& options)
+Session::Session(const std::filesystem::path& model, const RuntimeOptions& options, const GraphNames& file_names)
     : state_(std::make_unique<State>()) {
   if (!std::filesystem::is_regular_file(model)) {
     throw Error(ErrorCode::kNotFound, model.string() + ": model file not found");
@@ -191,7 +191,7 @@ Session::Session(const std::filesystem::path& model, const RuntimeOptions& optio
   check(options.cpu_arena ? ort().EnableCpuMemArena(session_options.get())
                           : ort().DisableCpuMemArena(session_options.get()),
         "setting the CPU arena");
-  if (auto graph = openvino_graph_for(env, model, options, intra_op_threads_)) {
+  if (auto graph = openvino_graph_for(env, model, options, intra_op_threads_, file_names)) {
     inputs_ = graph->inputs();
     outputs_ = graph->outputs();
     intra_op_threads_ = graph->threads();

@@ -53,10 +53,18 @@ class FloatOutput {
   std::vector<float> converted_;
 };
 
+// A graph's input and output names as its ONNX file declares them, in order: what a runtime that reads the file
+// itself (OpenVINO's) must find them by.
+struct GraphNames {
+  std::vector<std::string> inputs;
+  std::vector<std::string> outputs;
+};
+
 // One ORT session. Run is thread-safe (ORT sessions allow concurrent runs).
 class Session {
  public:
-  Session(const std::filesystem::path& model, const RuntimeOptions& options);
+  // `names`: the file's own (model::OnnxSummary's), where the caller has read them.
+  Session(const std::filesystem::path& model, const RuntimeOptions& options, const GraphNames& names = {});
   Session(Session&&) noexcept;
   Session& operator=(Session&&) noexcept;
   ~Session();

@@ -76,6 +76,28 @@ def test_a_device_this_machine_lacks_is_one_clear_line():
     assert done.returncode != 0 and "option device=QPU: this machine offers CPU" in done.stderr.decode()
 
 
+@needs_device
+def test_an_output_behind_an_identity_node_is_found_by_its_files_name(tmp_path):
+    """OpenVINO names a tensor with several names by one of them; Sieve finds the graph's ports by the file's own
+    names, so a graph whose output comes through an Identity node (two names on one tensor) runs as on the CPU."""
+    import onnx
+    source = FIXTURES_DIR / "tiny-bert-tokens"
+    folder = tmp_path / "ident"
+    shutil.copytree(source, folder)
+    graph = onnx.load(str(folder / "model.onnx"))
+    out = graph.graph.output[0].name
+    for node in graph.graph.node:
+        node.output[:] = ["a_internal" if o == out else o for o in node.output]
+    graph.graph.node.append(onnx.helper.make_node("Identity", ["a_internal"], [out]))
+    onnx.save(graph, str(folder / "model.onnx"))
+    rows = {}
+    for provider in ("cpu", "openvino:precision=f32"):
+        done = run_sieve("embed", "--model", str(folder), "--format", "jsonl", "--provider", provider,
+                         input=TEXTS.encode())
+        rows[provider] = np.array([json.loads(line) for line in done.stdout.decode().splitlines()])
+    np.testing.assert_allclose(rows["openvino:precision=f32"], rows["cpu"], atol=1e-5)
+
+
 @pytest.mark.skipif(not NO_DEVICE, reason="OpenVINO's plugin offers a device here")
 def test_where_the_plugin_has_no_device_openvinos_runtime_runs_the_graph(cpu_vectors, tmp_path):
     """Where the plugin offers no device (a CPU not Intel's), Sieve says so with the hardware ONNX Runtime sees and

@@ -204,6 +204,20 @@ class Embedder:
         return (f"Embedder({str(self._model.folder)!r}, output={self.output!r}, dimension={self.dimension}, "
                 f"pooling={self.pooling!r}, normalize={self.normalize})")
 
+    def _call_sizes(self, batch_size: int | None, truncate_dim: int | None) -> tuple[int, int | None]:
+        """A call's batch size and truncate_dim, checked; unset: the constructor's."""
+        if batch_size is None:
+            batch_size = self._batch_size
+        elif batch_size < 1:
+            raise InvalidArgument("batch_size must be at least 1")
+        if truncate_dim is not None and truncate_dim < 1:
+            raise InvalidArgument("truncate_dim must be at least 1")
+        if truncate_dim is None:
+            truncate_dim = self._truncate_dim
+        if truncate_dim is not None and truncate_dim > self._model.dimension:
+            raise InvalidArgument(f"truncate_dim {truncate_dim} exceeds the model's {self._model.dimension} dimensions")
+        return batch_size, truncate_dim
+
     def encode(self, sentences: Union[str, Sequence[str]], batch_size: int | None = None,
                show_progress_bar: bool = False, convert_to_numpy: bool = True,
                normalize_embeddings: bool | None = None, prompt_name: str | None = None, prompt: str | None = None,
@@ -228,16 +242,7 @@ class Embedder:
         between batches."""
         single = isinstance(sentences, str)
         texts = _texts([sentences] if single else sentences)
-        if batch_size is None:
-            batch_size = self._batch_size
-        elif batch_size < 1:
-            raise InvalidArgument("batch_size must be at least 1")
-        if truncate_dim is not None and truncate_dim < 1:
-            raise InvalidArgument("truncate_dim must be at least 1")
-        if truncate_dim is None:
-            truncate_dim = self._truncate_dim
-        if truncate_dim is not None and truncate_dim > self._model.dimension:
-            raise InvalidArgument(f"truncate_dim {truncate_dim} exceeds the model's {self._model.dimension} dimensions")
+        batch_size, truncate_dim = self._call_sizes(batch_size, truncate_dim)
         precision = precision or self._precision
         cut = truncate_dim is not None and truncate_dim < self._model.dimension
         bar = _progress_bar(len(texts)) if show_progress_bar else None
@@ -274,16 +279,9 @@ class Embedder:
         if isinstance(chunks, str):
             raise InvalidArgument("chunks must be a list of the document's consecutive parts, not one string")
         texts = _texts(chunks)
-        if batch_size is None:
-            batch_size = self._batch_size
-        elif batch_size < 1:
-            raise InvalidArgument("batch_size must be at least 1")
+        batch_size, truncate_dim = self._call_sizes(batch_size, truncate_dim)
         if overlap is not None and overlap < 0:
             raise InvalidArgument("overlap must be at least 0")
-        if truncate_dim is None:
-            truncate_dim = self._truncate_dim
-        if truncate_dim is not None and not 1 <= truncate_dim <= self._model.dimension:
-            raise InvalidArgument(f"truncate_dim must be from 1 to the model's {self._model.dimension} dimensions")
         cut = truncate_dim is not None and truncate_dim < self._model.dimension
         # As encode(): cut after the model's normalization, which the library would apply to the cut vectors.
         vectors = self._model._embed_late_chunks(texts, chunk_separator, overlap, batch_size,

@@ -1,6 +1,7 @@
 #include "runtime/openvino_runtime.hpp"
 
 #include <dlfcn.h>
+#include <signal.h>
 
 #include <algorithm>
 #include <atomic>
@@ -344,6 +345,32 @@ TensorSpec describe(const ov_output_const_port_t* port) {
   return spec;
 }
 
+// The calling thread's alternate signal stack, put back as it was when the object goes. OpenVINO's runtime installs
+// one of its own (about 11 KiB) on a thread that calls it and leaves it there; a host that keeps its own there (the
+// Go runtime does, on every thread running Go code, and checks it in its signal handler) then takes its signals on
+// OpenVINO's stack and breaks (seen in Go as crashes after goroutine preemption signals).
+class SignalStackKept {
+ public:
+  SignalStackKept() noexcept { kept_ = sigaltstack(nullptr, &saved_) == 0; }
+  SignalStackKept(const SignalStackKept&) = delete;
+  SignalStackKept& operator=(const SignalStackKept&) = delete;
+  ~SignalStackKept() {
+    if (!kept_) return;
+    stack_t now{};
+    if (sigaltstack(nullptr, &now) == 0 &&
+        (now.ss_sp != saved_.ss_sp || now.ss_size != saved_.ss_size || now.ss_flags != saved_.ss_flags)) {
+      // SS_ONSTACK is a state, not a flag sigaltstack() takes.
+      stack_t restore = saved_;
+      restore.ss_flags &= ~SS_ONSTACK;
+      (void)sigaltstack(&restore, nullptr);
+    }
+  }
+
+ private:
+  stack_t saved_{};
+  bool kept_ = false;
+};
+
 float bfloat16_to_float(std::uint16_t bits) noexcept {
   const std::uint32_t widened = static_cast<std::uint32_t>(bits) << 16U;
   float out = 0;
@@ -354,6 +381,7 @@ float bfloat16_to_float(std::uint16_t bits) noexcept {
 }  // namespace
 
 OpenVinoRuntimeInfo openvino_runtime_info(const ProviderSpec& spec) {
+  const SignalStackKept stack;
   const Loaded l = load(spec);
   OpenVinoRuntimeInfo info{l.library.string(), l.version, {}, l.error};
   if (!l.error.empty()) return info;
@@ -381,6 +409,7 @@ struct OpenVinoGraph::State {
 
 OpenVinoGraph::OpenVinoGraph(const fs::path& model, const ProviderSpec& spec, int threads, const GraphNames& file_names)
     : state_(std::make_unique<State>()) {
+  const SignalStackKept stack;
   const OpenVinoOptions options = openvino_options("openvino", spec);
   const OpenVinoRuntimeInfo runtime = openvino_runtime_info(spec);
   if (!runtime.error.empty()) {
@@ -469,6 +498,7 @@ OpenVinoGraph::OpenVinoGraph(const fs::path& model, const ProviderSpec& spec, in
 OpenVinoGraph::~OpenVinoGraph() = default;
 
 FloatOutput OpenVinoGraph::run(std::span<const Int64Input> inputs, std::size_t output_index) const {
+  const SignalStackKept stack;
   Request request;
   {
     const std::lock_guard lock(state_->mutex);

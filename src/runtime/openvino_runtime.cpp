@@ -378,6 +378,17 @@ float bfloat16_to_float(std::uint16_t bits) noexcept {
   return out;
 }
 
+// The devices `core` offers ("CPU", "GPU.0", ...).
+std::vector<std::string> device_names(const Api& a, const ov_core_t* core) {
+  std::vector<std::string> out;
+  ov_available_devices_t devices{};
+  if (a.available_devices(core, &devices) == OK) {
+    for (std::size_t i = 0; i < devices.size; ++i) out.emplace_back(devices.devices[i]);
+    a.available_devices_free(&devices);
+  }
+  return out;
+}
+
 }  // namespace
 
 OpenVinoRuntimeInfo openvino_runtime_info(const ProviderSpec& spec) {
@@ -391,11 +402,7 @@ OpenVinoRuntimeInfo openvino_runtime_info(const ProviderSpec& spec) {
     return info;
   }
   const Core core(raw);
-  ov_available_devices_t devices{};
-  if (l.api.available_devices(core.get(), &devices) == OK) {
-    for (std::size_t i = 0; i < devices.size; ++i) info.devices.emplace_back(devices.devices[i]);
-    l.api.available_devices_free(&devices);
-  }
+  info.devices = device_names(l.api, core.get());
   if (info.devices.empty()) info.error = "it offers no device on this machine";
   return info;
 }
@@ -411,20 +418,21 @@ OpenVinoGraph::OpenVinoGraph(const fs::path& model, const ProviderSpec& spec, in
     : state_(std::make_unique<State>()) {
   const SignalStackKept stack;
   const OpenVinoOptions options = openvino_options("openvino", spec);
-  const OpenVinoRuntimeInfo runtime = openvino_runtime_info(spec);
+  const Loaded runtime = load(spec);
   if (!runtime.error.empty()) {
     throw Error(ErrorCode::kUnsupported, "OpenVINO's runtime is unavailable: " + runtime.error);
-  }
-  const auto device = std::find(runtime.devices.begin(), runtime.devices.end(), options.device);
-  if (device == runtime.devices.end()) {
-    std::string offered;
-    for (const auto& d : runtime.devices) offered += (offered.empty() ? "" : ", ") + d;
-    throw Error(ErrorCode::kInvalidArgument, "openvino option device=" + options.device + ": this machine offers " +
-                                                 offered + " (OpenVINO's runtime)");
   }
   ov_core_t* core = nullptr;
   check(api().core_create(&core), "starting");
   state_->core.reset(core);
+  const std::vector<std::string> devices = device_names(api(), core);
+  if (std::find(devices.begin(), devices.end(), options.device) == devices.end()) {
+    std::string offered;
+    for (const auto& d : devices) offered += (offered.empty() ? "" : ", ") + d;
+    throw Error(ErrorCode::kInvalidArgument, "openvino option device=" + options.device + ": this machine offers " +
+                                                 (offered.empty() ? std::string("no device") : offered) +
+                                                 " (OpenVINO's runtime)");
+  }
   ov_model_t* read = nullptr;
   check(api().read_model(core, model.c_str(), nullptr, &read), "reading " + model.string(), ErrorCode::kUnsupported);
   const Model source(read);

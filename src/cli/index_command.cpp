@@ -29,6 +29,8 @@ struct IndexArgs {
   bool follow_links = false;
   bool keep_missing = false;
   bool late_chunking = false;
+  std::string vectors;                 // "": float32 for a new index
+  std::optional<std::size_t> rescore;  // nullopt: the codes' default
   std::vector<std::string> include;
   std::vector<std::string> exclude;
   double settle_s = 0.5;
@@ -91,13 +93,35 @@ struct WritableIndex {
 
 // --late-chunking is chosen when an index is made: asking for it on an index made without it is an error, not a
 // mix of vectors made two ways.
+// The options only a new index takes, checked against an index that exists.
 void check_late_chunking(const IndexArgs& args, const SearchIndex& index) {
-  if (args.late_chunking && !index.stats().chunking.late_chunking) {
+  const IndexStats stats = index.stats();
+  if (args.late_chunking && !stats.chunking.late_chunking) {
     throw Error(ErrorCode::kInvalidArgument,
                 "the index in " + args.index +
                     " embeds each chunk alone; late chunking is chosen when an index is made (make a new one with "
                     "--late-chunking)");
   }
+  if (!args.vectors.empty() && parse_vector_codes(args.vectors) != stats.vectors) {
+    throw Error(ErrorCode::kInvalidArgument, "the index in " + args.index + " keeps " + to_string(stats.vectors) +
+                                                 " vectors in its graph; they are chosen when an index is made "
+                                                 "(make a new one with --vectors " +
+                                                 args.vectors + ")");
+  }
+  if (args.rescore && *args.rescore != stats.rescore) {
+    throw Error(ErrorCode::kInvalidArgument, "the index in " + args.index + " rescores " +
+                                                 std::to_string(stats.rescore) +
+                                                 " candidates per hit; that is chosen when an index is made");
+  }
+}
+
+IndexCreateOptions create_options(const IndexArgs& args) {
+  IndexCreateOptions options;
+  options.chunking = {args.chunk_tokens, args.overlap_tokens, args.late_chunking};
+  options.exact_threshold = args.exact_threshold;
+  if (!args.vectors.empty()) options.vectors = parse_vector_codes(args.vectors);
+  options.rescore = args.rescore;
+  return options;
 }
 
 WritableIndex open_writable(const IndexArgs& args) {
@@ -131,10 +155,7 @@ WritableIndex open_writable(const IndexArgs& args) {
   std::optional<Embedder> sparse;
   if (!sparse_path.empty()) sparse.emplace(load_embedder(args.model, sparse_path));
   if (!index || !args.sparse_model.empty()) {
-    IndexCreateOptions options;
-    options.chunking = {args.chunk_tokens, args.overlap_tokens, args.late_chunking};
-    options.exact_threshold = args.exact_threshold;
-    index = SearchIndex::create(folder, embedder, options, sparse ? &*sparse : nullptr);
+    index = SearchIndex::create(folder, embedder, create_options(args), sparse ? &*sparse : nullptr);
   }
   check_late_chunking(args, *index);
   WritableIndex writable;
@@ -295,11 +316,9 @@ int run_create(const IndexArgs& args) {
   const Embedder embedder = load_embedder(args.model, args.model.model);
   std::optional<Embedder> sparse;
   if (!args.sparse_model.empty()) sparse.emplace(load_embedder(args.model, args.sparse_model));
-  IndexCreateOptions options;
-  options.chunking = {args.chunk_tokens, args.overlap_tokens, args.late_chunking};
-  options.exact_threshold = args.exact_threshold;
   // An index that exists already is opened and checked against the model.
-  const SearchIndex index = SearchIndex::create(args.index, embedder, options, sparse ? &*sparse : nullptr);
+  const SearchIndex index =
+      SearchIndex::create(args.index, embedder, create_options(args), sparse ? &*sparse : nullptr);
   check_late_chunking(args, index);
   const IndexStats stats = index.stats();
   if (args.json) {
@@ -353,6 +372,14 @@ int run_stats(const IndexArgs& args) {
   out += stats.ann_elements
              ? "graph:      " + human_bytes(stats.ann_bytes) + ", " + std::to_string(stats.ann_elements) + " chunks\n"
              : "graph:      none (exact search below " + std::to_string(stats.exact_threshold) + " chunks)\n";
+  out += "vectors:    " + std::string(to_string(stats.vectors)) + " in the graph";
+  if (stats.ann_elements) out += " (" + human_bytes(stats.ann_vector_bytes) + " in memory)";
+  if (stats.vectors != VectorCodes::kFloat32) {
+    out += stats.rescore ? ", the best " + std::to_string(stats.rescore) +
+                               " candidates per hit rescored with the float32 vectors on disk"
+                         : ", not rescored";
+  }
+  out += "\n";
   if (!stats.documents_by_format.empty()) {
     std::string formats;
     for (const auto& [format, count] : stats.documents_by_format) {
@@ -396,6 +423,16 @@ void add_create_options(CLI::App& command, IndexArgs& args) {
       .add_option("--exact-threshold", args.exact_threshold,
                   "Below this many chunks search is exact and no graph is used, for a new index (default 20000)")
       ->check(non_negative_number());
+  command
+      .add_option("--vectors", args.vectors,
+                  "How the graph holds the vectors in memory, for a new index: float32 (default), int8 (a quarter "
+                  "of the memory) or binary (a 32nd); the float32 vectors stay on disk for rescoring")
+      ->check(CLI::IsMember({"float32", "int8", "binary"}));
+  command
+      .add_option("--rescore", args.rescore,
+                  "With --vectors int8 or binary: the graph's best N candidates per hit wanted are scored again "
+                  "with their float32 vectors (default 4 for int8, 10 for binary; 0: the codes' scores)")
+      ->check(CLI::Range(0, 100));
 }
 
 // How files are read (add's and watch's).

@@ -26,7 +26,8 @@ void sync_directory(const fs::path& folder) {
   }
 }
 
-GraphFiles::GraphFiles(fs::path folder, std::size_t dimension) : folder_(std::move(folder)), dimension_(dimension) {}
+GraphFiles::GraphFiles(fs::path folder, std::size_t dimension, VectorCodes codes)
+    : folder_(std::move(folder)), dimension_(dimension), codes_(codes) {}
 
 std::shared_ptr<const LoadedGraph> GraphFiles::load(const GraphRecord& record, std::string* problem) const {
   if (record.file.empty()) return nullptr;
@@ -47,7 +48,9 @@ std::shared_ptr<const LoadedGraph> GraphFiles::load(const GraphRecord& record, s
   auto loaded = std::make_shared<LoadedGraph>();
   loaded->file = record.file;
   try {
-    loaded->graph = std::make_unique<AnnGraph>(file, dimension_);
+    std::vector<float> scales;
+    if (codes_ == VectorCodes::kInt8) scales = VectorCodec::parse_scales(record.scales, dimension_);
+    loaded->graph = std::make_unique<AnnGraph>(file, VectorCodec(codes_, dimension_, std::move(scales)));
   } catch (const Error& e) {
     if (problem) *problem = e.what();
     return nullptr;
@@ -60,17 +63,21 @@ std::shared_ptr<const LoadedGraph> GraphFiles::load(const GraphRecord& record, s
 std::vector<ScoredChunk> GraphFiles::search(const LoadedGraph& graph, const GraphRecord& record,
                                             std::span<const float> query, std::size_t n, std::size_t ef,
                                             std::size_t skipped, bool filtered,
-                                            const std::function<bool(std::int64_t)>& keep, const Tail& tail) {
+                                            const std::function<bool(std::int64_t)>& keep, const Tail& tail,
+                                            std::size_t candidates, const Rescore& rescore) {
   std::vector<ScoredChunk> found;
-  for (std::size_t want = n + skipped; found.size() < n;) {
+  const std::size_t wanted = rescore ? std::max(n, candidates) : n;
+  for (std::size_t want = wanted + skipped; found.size() < wanted;) {
     if (filtered) want *= 8;
     found.clear();
     for (const auto& hit : graph.graph->search(query, want, std::max(ef, want))) {
       if (hit.id <= record.covers_chunk && keep(hit.id)) found.push_back(hit);
     }
-    if (found.size() >= n || want >= graph.graph->elements()) break;
+    if (found.size() >= wanted || want >= graph.graph->elements()) break;
     if (!filtered) want *= 2;
   }
+  if (found.size() > wanted) found.resize(wanted);  // the graph's best first
+  if (rescore) rescore(found);
   tail([&](std::int64_t id, std::span<const float> vector) {
     if (vector.size() == query.size() && keep(id)) found.push_back({id, inner_product(query, vector.data())});
   });
@@ -87,10 +94,19 @@ std::pair<GraphRecord, std::shared_ptr<const LoadedGraph>> GraphFiles::update(
   // Deletions only mark nodes: rebuild once a quarter of the graph is dead.
   const bool rebuild = !current || (current->graph->deleted() + removals.size()) * 4 > current->graph->elements();
   if (rebuild) {
-    graph = std::make_unique<AnnGraph>(dimension_, chunk_count, options.hnsw_m, options.hnsw_ef_construction);
+    std::vector<float> scales;
+    if (codes_ == VectorCodes::kInt8) {
+      // int8's scales fitted to every vector first.
+      vectors(0, max_chunk, [&](std::int64_t, std::span<const float> vector) {
+        if (vector.size() == dimension_) scales = VectorCodec::fit_scales(dimension_, vector, std::move(scales));
+      });
+      if (scales.empty()) scales.assign(dimension_, 0.0F);
+    }
+    graph = std::make_unique<AnnGraph>(VectorCodec(codes_, dimension_, std::move(scales)), chunk_count, options.hnsw_m,
+                                       options.hnsw_ef_construction);
   } else {
     // The shared graph may be searched right now: work on a private copy read from its file.
-    graph = std::make_unique<AnnGraph>(folder_ / record.file, dimension_);
+    graph = std::make_unique<AnnGraph>(folder_ / record.file, current->graph->codec());
     for (const std::int64_t id : removals) graph->remove(id);
     from_chunk = record.covers_chunk;
   }
@@ -118,6 +134,7 @@ std::pair<GraphRecord, std::shared_ptr<const LoadedGraph>> GraphFiles::update(
   saved.sha256 = file_sha256(folder_ / saved.file);
   saved.covers_chunk = max_chunk;
   saved.covers_removed = removed;
+  saved.scales = graph->codec().scales_text();
   auto loaded = std::make_shared<LoadedGraph>();
   loaded->file = saved.file;
   loaded->graph = std::move(graph);

@@ -21,6 +21,7 @@ struct GraphRecord {
   std::string sha256;
   std::int64_t covers_chunk = 0;    // every chunk id up to this was added...
   std::int64_t covers_removed = 0;  // ...and every removal logged up to this applied
+  std::string scales;               // int8 codes' scales (VectorCodec::scales_text()); "" for the others
 };
 
 struct LoadedGraph {
@@ -34,7 +35,7 @@ struct LoadedGraph {
 // searched exactly, and chunks removed since are skipped, until the next update. Thread-safe.
 class GraphFiles {
  public:
-  GraphFiles(std::filesystem::path folder, std::size_t dimension);
+  GraphFiles(std::filesystem::path folder, std::size_t dimension, VectorCodes codes);
 
   // The graph a record names, loaded once and shared; nullptr when there is none, or its file is gone (a writer
   // replaced it since), does not match its recorded SHA-256 or cannot be read (`problem` says which).
@@ -45,11 +46,15 @@ class GraphFiles {
   // until n are found or the graph is exhausted (`skipped`: how many of its nodes are known to be skipped; with
   // `filtered`, `keep` accepts few, so the search widens faster), and the chunks added since, given by `tail`
   // (id, vector) and searched exactly.
+  // With `rescore` (a graph of codes), the graph's best `candidates` (at least n) are taken and `rescore` gives each
+  // its float32 score (leaving out those no longer stored) before the best n are kept.
   using Tail = std::function<void(const std::function<void(std::int64_t, std::span<const float>)>&)>;
+  using Rescore = std::function<void(std::vector<ScoredChunk>&)>;
   static std::vector<ScoredChunk> search(const LoadedGraph& graph, const GraphRecord& record,
                                          std::span<const float> query, std::size_t n, std::size_t ef,
                                          std::size_t skipped, bool filtered,
-                                         const std::function<bool(std::int64_t)>& keep, const Tail& tail);
+                                         const std::function<bool(std::int64_t)>& keep, const Tail& tail,
+                                         std::size_t candidates = 0, const Rescore& rescore = {});
 
   // The chunks' vectors with after < id <= upto, in id order, given to `each`.
   using Vectors = std::function<void(std::int64_t after, std::int64_t upto,
@@ -75,6 +80,7 @@ class GraphFiles {
  private:
   std::filesystem::path folder_;
   std::size_t dimension_;
+  VectorCodes codes_;
   mutable std::mutex mutex_;
   mutable std::shared_ptr<const LoadedGraph> current_;
 };

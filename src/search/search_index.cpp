@@ -136,6 +136,9 @@ std::unique_ptr<search::IndexStorage> open_storage(const std::string& location,
 
 }  // namespace
 
+// Candidates per hit wanted that a search may rescore: beyond it a graph of codes gains nothing on exact search.
+constexpr std::size_t kMaxRescore = 100;
+
 const char* to_string(SearchMode mode) noexcept {
   switch (mode) {
     case SearchMode::kVector: return "vector";
@@ -211,9 +214,23 @@ SearchIndex SearchIndex::create(const fs::path& folder, const Embedder& model, c
     const TextSpan whole{0, kProbe.size()};
     (void)model.prepare_late_chunks(kProbe, std::span<const TextSpan>(&whole, 1));
   }
+  if (options.vectors == VectorCodes::kFloat32 && options.rescore.value_or(0) > 0) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "rescoring needs int8 or binary vectors in the graph; float32 ones are searched as they are");
+  }
+  if (options.rescore.value_or(0) > kMaxRescore) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "rescore at most " + std::to_string(kMaxRescore) + " candidates for each hit wanted");
+  }
   auto impl = std::make_unique<Impl>();
   impl->location = resolve_location(folder);
+  if (options.vectors != VectorCodes::kFloat32 && search::is_postgres_location(impl->location)) {
+    throw Error(ErrorCode::kInvalidArgument, std::string("an index in PostgreSQL keeps float32 vectors (pgvector's "
+                                                         "HNSW); ") +
+                                                 to_string(options.vectors) + " vectors are for an index in a folder");
+  }
   search::StorageConfig config{describe(model), std::nullopt, options};
+  config.options.rescore = options.rescore.value_or(default_rescore(options.vectors));
   if (sparse_model) config.sparse_model = describe(*sparse_model, true);
   if (!search::is_postgres_location(impl->location)) {
     std::error_code error;

@@ -106,6 +106,9 @@ std::string index_stats_json(const IndexStats& stats) {
                {"ann_bytes", stats.ann_bytes},
                {"ann_elements", stats.ann_elements},
                {"exact_threshold", stats.exact_threshold},
+               {"vectors", to_string(stats.vectors)},
+               {"rescore", stats.rescore},
+               {"ann_vector_bytes", stats.ann_vector_bytes},
                {"documents_by_format", stats.documents_by_format}});
 }
 

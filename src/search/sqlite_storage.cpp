@@ -269,7 +269,7 @@ class SqliteStorage final : public IndexStorage {
     }
     stem_keyword_index(db);
     config_ = read_config_from(db);
-    graphs_ = std::make_unique<GraphFiles>(folder_, config_.model.dimension);
+    graphs_ = std::make_unique<GraphFiles>(folder_, config_.model.dimension, config_.options.vectors);
   }
 
   [[nodiscard]] const GraphFiles& graphs() const { return *graphs_; }
@@ -337,6 +337,7 @@ class SqliteStorage final : public IndexStorage {
     record.sha256 = meta_of(db, "graph_sha256").value_or("");
     record.covers_chunk = std::stoll(meta_of(db, "graph_covers_chunk").value_or("0"));
     record.covers_removed = std::stoll(meta_of(db, "graph_covers_removed").value_or("0"));
+    record.scales = meta_of(db, "graph_scales").value_or("");
     return record;
   }
 
@@ -500,7 +501,24 @@ class SqliteSnapshot final : public StorageSnapshot {
       statement.bind(1, graph_.covers_chunk);
       while (statement.step()) each(statement.integer(0), statement.floats(1));
     };
-    return GraphFiles::search(*graph, graph_, query, n, ef, removed.size(), allowed.has_value(), keep, tail);
+    const auto& options = storage_->config().options;
+    const std::size_t factor = options.rescore.value_or(default_rescore(options.vectors));
+    if (options.vectors == VectorCodes::kFloat32 || factor == 0) {
+      return GraphFiles::search(*graph, graph_, query, n, ef, removed.size(), allowed.has_value(), keep, tail);
+    }
+    // The codes' best candidates scored again with their float32 vectors.
+    const auto rescore = [&](std::vector<ScoredChunk>& candidates) {
+      auto statement = lease_.db->prepare("SELECT vector FROM chunks WHERE id = ?");
+      std::erase_if(candidates, [&](ScoredChunk& candidate) {
+        statement.bind(1, candidate.id);
+        const bool stored = statement.step() && statement.floats(0).size() == query.size();
+        if (stored) candidate.score = inner_product(query, statement.floats(0).data());
+        statement.reset();
+        return !stored;
+      });
+    };
+    return GraphFiles::search(*graph, graph_, query, n, ef, removed.size(), allowed.has_value(), keep, tail, n * factor,
+                              rescore);
   }
 
   std::vector<ScoredChunk> keyword(std::string_view query, std::size_t n, const AllowedChunks& allowed) override {
@@ -677,6 +695,7 @@ std::size_t SqliteStorage::refresh_graph() {
     set.bind(1, std::string_view("graph_sha256")).bind(2, saved.sha256).run();
     set.bind(1, std::string_view("graph_covers_chunk")).bind(2, std::to_string(max_chunk)).run();
     set.bind(1, std::string_view("graph_covers_removed")).bind(2, std::to_string(removed)).run();
+    set.bind(1, std::string_view("graph_scales")).bind(2, saved.scales).run();
     db.prepare("DELETE FROM removed_chunks WHERE seq <= ?").bind(1, removed).run();
     write.commit();
   }
@@ -712,6 +731,10 @@ IndexStats SqliteStorage::stats() const {
     if (!error) stats.ann_bytes = size;
     stats.ann_elements = static_cast<std::size_t>(
         count(db, ("SELECT count(*) FROM chunks WHERE id <= " + std::to_string(record.covers_chunk)).c_str()));
+    stats.ann_vector_bytes =
+        static_cast<std::uint64_t>(stats.ann_elements) *
+        VectorCodec(config_.options.vectors, config_.model.dimension, std::vector<float>(config_.model.dimension, 1.0F))
+            .code_bytes();
   }
   return stats;
 }
@@ -798,13 +821,23 @@ CheckReport SqliteStorage::check() const {
       report.problems.push_back(problem);
     } else {
       std::size_t missing = 0;
-      auto statement = db.prepare("SELECT id FROM chunks WHERE id <= ?");
+      std::size_t differ = 0;
+      auto statement = db.prepare("SELECT id, vector FROM chunks WHERE id <= ?");
       statement.bind(1, record.covers_chunk);
       while (statement.step()) {
-        if (!graph->graph->contains(statement.integer(0))) ++missing;
+        const std::int64_t id = statement.integer(0);
+        if (!graph->graph->contains(id)) {
+          ++missing;
+        } else if (!graph->graph->holds(id, statement.floats(1))) {
+          ++differ;
+        }
       }
       if (missing > 0) {
         report.problems.push_back(std::to_string(missing) + " chunks the graph should cover are not in it");
+      }
+      if (differ > 0) {
+        report.problems.push_back("the graph holds " + std::to_string(differ) + " chunks' " +
+                                  to_string(config_.options.vectors) + " vectors unlike the ones stored");
       }
       const auto tail = count(db, ("SELECT count(*) FROM chunks WHERE id > " + std::to_string(record.covers_chunk)));
       if (tail > 0) {

@@ -83,7 +83,9 @@ std::vector<std::pair<std::string, std::string>> config_entries(const StorageCon
       {"late_chunking", config.options.chunking.late_chunking ? "true" : "false"},
       {"exact_threshold", std::to_string(config.options.exact_threshold)},
       {"hnsw_m", std::to_string(config.options.hnsw_m)},
-      {"hnsw_ef_construction", std::to_string(config.options.hnsw_ef_construction)}};
+      {"hnsw_ef_construction", std::to_string(config.options.hnsw_ef_construction)},
+      {"vectors", to_string(config.options.vectors)},
+      {"rescore", std::to_string(config.options.rescore.value_or(default_rescore(config.options.vectors)))}};
   if (config.sparse_model) {
     out.emplace_back("sparse_model_name", config.sparse_model->name);
     out.emplace_back("sparse_model_path", config.sparse_model->path);
@@ -110,6 +112,9 @@ StorageConfig config_from(const std::function<std::string(std::string_view)>& ge
   config.options.exact_threshold = size("exact_threshold");
   config.options.hnsw_m = size("hnsw_m");
   config.options.hnsw_ef_construction = size("hnsw_ef_construction");
+  // Indexes made before codes existed keep float32.
+  config.options.vectors = parse_vector_codes(find("vectors").value_or("float32"));
+  config.options.rescore = static_cast<std::size_t>(std::stoull(find("rescore").value_or("0")));
   if (sparse) {
     IndexModel model;
     model.name = get("sparse_model_name");
@@ -128,6 +133,8 @@ IndexStats stats_of(const StorageConfig& config) {
   stats.sparse_model = config.sparse_model;
   stats.chunking = config.options.chunking;
   stats.exact_threshold = config.options.exact_threshold;
+  stats.vectors = config.options.vectors;
+  stats.rescore = config.options.rescore.value_or(default_rescore(config.options.vectors));
   return stats;
 }
 

@@ -462,6 +462,67 @@ TEST_F(SearchIndexTest, GraphSearchAgreesWithExactSearchOnASmallIndex) {
   }
 }
 
+TEST_F(SearchIndexTest, GraphsOfCodesRescoreWithTheStoredVectors) {
+  for (const auto codes : {VectorCodes::kInt8, VectorCodes::kBinary}) {
+    SCOPED_TRACE(to_string(codes));
+    IndexCreateOptions create_options;
+    create_options.chunking = {16, 4};
+    create_options.exact_threshold = 4;
+    create_options.vectors = codes;
+    const fs::path folder = index_.path() / to_string(codes);
+    {
+      auto index = SearchIndex::create(folder, *embedder_, create_options);
+      (void)index.add({docs_.path()}, *embedder_);
+      const auto stats = index.stats();
+      EXPECT_EQ(stats.vectors, codes);
+      EXPECT_EQ(stats.rescore, default_rescore(codes));
+      ASSERT_GT(stats.ann_elements, 4U);
+      const std::size_t dimension = stats.model.dimension;
+      EXPECT_EQ(stats.ann_vector_bytes,
+                stats.ann_elements * (codes == VectorCodes::kInt8 ? dimension : (dimension + 7) / 8));
+      EXPECT_TRUE(index.check().ok());
+    }
+    // Opened again, the graph of codes (and int8's scales) is read back; rescored, it ranks as exact search does,
+    // with the float32 scores.
+    const auto index = SearchIndex::open(folder);
+    SearchOptions options;
+    options.mode = SearchMode::kVector;
+    options.k = 5;
+    options.per_document = 0;
+    for (const auto& [name, text] : kDocuments) {
+      const auto graph = index.search(text, options, &*embedder_);
+      EXPECT_TRUE(graph.used_ann);
+      options.exact = true;
+      const auto exact = index.search(text, options, &*embedder_);
+      options.exact = false;
+      ASSERT_EQ(graph.hits.size(), exact.hits.size());
+      for (std::size_t i = 0; i < graph.hits.size(); ++i) {
+        EXPECT_EQ(graph.hits[i].chunk_id, exact.hits[i].chunk_id);
+        EXPECT_DOUBLE_EQ(graph.hits[i].score, exact.hits[i].score);
+      }
+    }
+    EXPECT_TRUE(index.check().ok());
+  }
+  // int8 codes made with other scales than the index records are found by check.
+  {
+    search::Database db(index_.path() / "int8" / "index.sqlite", search::Database::Mode::kReadWrite);
+    std::string ones;
+    for (std::size_t i = 0; i < embedder_->info().dimension; ++i) ones += i ? " 0.5" : "0.5";
+    db.prepare("UPDATE meta SET value = ? WHERE key = 'graph_scales'").bind(1, ones).run();
+  }
+  const auto report = SearchIndex::open(index_.path() / "int8").check();
+  ASSERT_FALSE(report.ok());
+  EXPECT_NE(report.problems[0].find("int8 vectors unlike the ones stored"), std::string::npos) << report.problems[0];
+  // Rescoring is for codes, and bounded.
+  IndexCreateOptions float32;
+  float32.rescore = 2;
+  EXPECT_THROW((void)SearchIndex::create(index_.path() / "float32", *embedder_, float32), Error);
+  IndexCreateOptions deep;
+  deep.vectors = VectorCodes::kInt8;
+  deep.rescore = 101;
+  EXPECT_THROW((void)SearchIndex::create(index_.path() / "deep", *embedder_, deep), Error);
+}
+
 TEST_F(SearchIndexTest, RefusesAnotherModel) {
   auto index = create();
   (void)index.add({docs_.path() / "volcano.txt"}, *embedder_);

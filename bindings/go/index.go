@@ -131,6 +131,12 @@ type IndexStats struct {
 	ANNBytes       uint64     `json:"ann_bytes"`      // the graph file
 	ANNElements    int        `json:"ann_elements"`   // chunks the graph covers (0: exact search only)
 	ExactThreshold int        `json:"exact_threshold"`
+	// How the graph holds the vectors in memory: "float32", "int8" or "binary" (chosen at sieve index create
+	// --vectors); with codes, the best Rescore candidates per hit are rescored with the float32 vectors on disk.
+	Vectors         string `json:"vectors"`
+	GraphDimensions int    `json:"graph_dimensions"` // of each vector the graph holds (0: all)
+	Rescore         int    `json:"rescore"`
+	ANNVectorBytes  uint64 `json:"ann_vector_bytes"` // the graph's vectors or codes in memory
 }
 
 // OpenIndex opens the index in folder. A folder that holds none gives an

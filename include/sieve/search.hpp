@@ -44,8 +44,8 @@ enum class VectorCodes { kFloat32, kInt8, kBinary };
 const char* to_string(VectorCodes codes) noexcept;
 // "float32", "int8" or "binary".
 VectorCodes parse_vector_codes(std::string_view name);
-// Candidates rescored per hit wanted, by default (IndexCreateOptions::rescore).
-std::size_t default_rescore(VectorCodes codes) noexcept;
+// Candidates rescored per hit wanted, by default (IndexCreateOptions::rescore): for codes, or a graph of a prefix.
+std::size_t default_rescore(VectorCodes codes, bool prefix = false) noexcept;
 
 struct IndexCreateOptions {
   ChunkingOptions chunking;
@@ -54,9 +54,12 @@ struct IndexCreateOptions {
   std::size_t hnsw_m = 16;
   std::size_t hnsw_ef_construction = 100;
   VectorCodes vectors = VectorCodes::kFloat32;
-  // With int8 or binary codes: the graph's best rescore x n candidates for n hits are scored again with their float32
-  // vectors read from disk (as sentence-transformers' rescore_multiplier); 0 keeps the codes' own scores. Ignored
-  // (must be 0) with float32. nullopt: default_rescore().
+  // The graph holds only each vector's first graph_dimensions dimensions, normalized again (a Matryoshka model's
+  // prefix: less memory and faster search, the whole vectors rescoring); 0: all of them.
+  std::size_t graph_dimensions = 0;
+  // With int8 or binary codes, or a prefix: the graph's best rescore x n candidates for n hits are scored again
+  // with their whole float32 vectors read from disk (as sentence-transformers' rescore_multiplier); 0 keeps the
+  // graph's own scores. Must be 0 for whole float32 vectors. nullopt: default_rescore().
   std::optional<std::size_t> rescore;
 };
 
@@ -144,10 +147,11 @@ struct IndexStats {
   std::size_t sources = 0;
   std::size_t documents = 0;
   std::size_t chunks = 0;
-  std::uint64_t database_bytes = 0;  // the SQLite file and its WAL
-  std::uint64_t ann_bytes = 0;       // the graph file
-  std::size_t ann_elements = 0;      // chunks the graph covers (0: exact search only)
+  std::uint64_t database_bytes = 0;             // the SQLite file and its WAL
+  std::uint64_t ann_bytes = 0;                  // the graph file
+  std::size_t ann_elements = 0;                 // chunks the graph covers (0: exact search only)
   VectorCodes vectors = VectorCodes::kFloat32;  // how the graph holds them
+  std::size_t graph_dimensions = 0;             // of each vector (0: all)
   std::size_t rescore = 0;                      // candidates rescored per hit (IndexCreateOptions::rescore)
   std::uint64_t ann_vector_bytes = 0;           // the graph's vectors (or codes) in memory, links left out
   std::size_t exact_threshold = 0;

@@ -31,6 +31,7 @@ struct IndexArgs {
   bool late_chunking = false;
   std::string vectors;                 // "": float32 for a new index
   std::optional<std::size_t> rescore;  // nullopt: the codes' default
+  std::size_t graph_dimensions = 0;
   std::vector<std::string> include;
   std::vector<std::string> exclude;
   double settle_s = 0.5;
@@ -108,6 +109,12 @@ void check_late_chunking(const IndexArgs& args, const SearchIndex& index) {
                                                  "(make a new one with --vectors " +
                                                  args.vectors + ")");
   }
+  if (args.graph_dimensions != 0 && args.graph_dimensions != stats.graph_dimensions) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "the index in " + args.index + "'s graph holds " +
+                    (stats.graph_dimensions ? std::to_string(stats.graph_dimensions) : std::string("all")) +
+                    " dimensions of each vector; that is chosen when an index is made");
+  }
   if (args.rescore && *args.rescore != stats.rescore) {
     throw Error(ErrorCode::kInvalidArgument, "the index in " + args.index + " rescores " +
                                                  std::to_string(stats.rescore) +
@@ -121,6 +128,7 @@ IndexCreateOptions create_options(const IndexArgs& args) {
   options.exact_threshold = args.exact_threshold;
   if (!args.vectors.empty()) options.vectors = parse_vector_codes(args.vectors);
   options.rescore = args.rescore;
+  options.graph_dimensions = args.graph_dimensions;
   return options;
 }
 
@@ -373,8 +381,9 @@ int run_stats(const IndexArgs& args) {
              ? "graph:      " + human_bytes(stats.ann_bytes) + ", " + std::to_string(stats.ann_elements) + " chunks\n"
              : "graph:      none (exact search below " + std::to_string(stats.exact_threshold) + " chunks)\n";
   out += "vectors:    " + std::string(to_string(stats.vectors)) + " in the graph";
+  if (stats.graph_dimensions) out += ", their first " + std::to_string(stats.graph_dimensions) + " dimensions";
   if (stats.ann_elements) out += " (" + human_bytes(stats.ann_vector_bytes) + " in memory)";
-  if (stats.vectors != VectorCodes::kFloat32) {
+  if (stats.vectors != VectorCodes::kFloat32 || stats.graph_dimensions) {
     out += stats.rescore ? ", the best " + std::to_string(stats.rescore) +
                                " candidates per hit rescored with the float32 vectors on disk"
                          : ", not rescored";
@@ -430,9 +439,15 @@ void add_create_options(CLI::App& command, IndexArgs& args) {
       ->check(CLI::IsMember({"float32", "int8", "binary"}));
   command
       .add_option("--rescore", args.rescore,
-                  "With --vectors int8 or binary: the graph's best N candidates per hit wanted are scored again "
-                  "with their float32 vectors (default 4 for int8, 10 for binary; 0: the codes' scores)")
+                  "With --vectors int8 or binary, or --graph-dimensions: the graph's best N candidates per hit wanted "
+                  "are scored again with their whole float32 vectors (default 4; 10 for binary; 0: the graph's "
+                  "scores)")
       ->check(CLI::Range(0, 100));
+  command
+      .add_option("--graph-dimensions", args.graph_dimensions,
+                  "The graph holds each vector's first N dimensions, normalized again, for a new index (a Matryoshka "
+                  "model's prefix: less memory, the whole vectors rescoring; default: all)")
+      ->check(positive_number());
 }
 
 // How files are read (add's and watch's).

@@ -43,7 +43,7 @@ class CodeSpace final : public hnswlib::SpaceInterface<float> {
 struct AnnGraph::Impl {
   explicit Impl(VectorCodec c) : codec(std::move(c)) {
     if (codec.kind() == VectorCodes::kFloat32) {
-      space = std::make_unique<hnswlib::InnerProductSpace>(codec.dimension());
+      space = std::make_unique<hnswlib::InnerProductSpace>(codec.coded_dimension());
     } else {
       space = std::make_unique<CodeSpace>(codec);
     }
@@ -104,7 +104,7 @@ void AnnGraph::add(std::span<const std::int64_t> labels, std::span<const float> 
     for (std::size_t i = next++; i < labels.size(); i = next++) {
       const float* vector = vectors.data() + i * dimension;
       const void* point = vector;
-      if (codec.kind() != VectorCodes::kFloat32) {
+      if (codec.kind() != VectorCodes::kFloat32 || codec.prefixed()) {
         codec.encode({vector, dimension}, code.data());
         point = code.data();
       }
@@ -131,7 +131,7 @@ std::vector<ScoredChunk> AnnGraph::search(std::span<const float> query, std::siz
   if (n == 0 || graph.cur_element_count == graph.num_deleted_) return found;
   const VectorCodec& codec = impl_->codec;
   const std::vector<float> form =
-      codec.kind() == VectorCodes::kFloat32 ? std::vector<float>() : codec.query_form(query);
+      codec.kind() == VectorCodes::kFloat32 && !codec.prefixed() ? std::vector<float>() : codec.query_form(query);
   std::priority_queue<std::pair<float, hnswlib::labeltype>> queue;
   {
     const std::scoped_lock lock(impl_->search_mutex);

@@ -26,8 +26,8 @@ void sync_directory(const fs::path& folder) {
   }
 }
 
-GraphFiles::GraphFiles(fs::path folder, std::size_t dimension, VectorCodes codes)
-    : folder_(std::move(folder)), dimension_(dimension), codes_(codes) {}
+GraphFiles::GraphFiles(fs::path folder, std::size_t dimension, VectorCodes codes, std::size_t prefix)
+    : folder_(std::move(folder)), dimension_(dimension), codes_(codes), prefix_(prefix) {}
 
 std::shared_ptr<const LoadedGraph> GraphFiles::load(const GraphRecord& record, std::string* problem) const {
   if (record.file.empty()) return nullptr;
@@ -48,9 +48,10 @@ std::shared_ptr<const LoadedGraph> GraphFiles::load(const GraphRecord& record, s
   auto loaded = std::make_shared<LoadedGraph>();
   loaded->file = record.file;
   try {
+    const VectorCodec shape(VectorCodes::kFloat32, dimension_, {}, prefix_);
     std::vector<float> scales;
-    if (codes_ == VectorCodes::kInt8) scales = VectorCodec::parse_scales(record.scales, dimension_);
-    loaded->graph = std::make_unique<AnnGraph>(file, VectorCodec(codes_, dimension_, std::move(scales)));
+    if (codes_ == VectorCodes::kInt8) scales = VectorCodec::parse_scales(record.scales, shape.coded_dimension());
+    loaded->graph = std::make_unique<AnnGraph>(file, VectorCodec(codes_, dimension_, std::move(scales), prefix_));
   } catch (const Error& e) {
     if (problem) *problem = e.what();
     return nullptr;
@@ -98,12 +99,14 @@ std::pair<GraphRecord, std::shared_ptr<const LoadedGraph>> GraphFiles::update(
     if (codes_ == VectorCodes::kInt8) {
       // int8's scales fitted to every vector first.
       vectors(0, max_chunk, [&](std::int64_t, std::span<const float> vector) {
-        if (vector.size() == dimension_) scales = VectorCodec::fit_scales(dimension_, vector, std::move(scales));
+        if (vector.size() == dimension_) {
+          scales = VectorCodec::fit_scales(dimension_, prefix_, vector, std::move(scales));
+        }
       });
-      if (scales.empty()) scales.assign(dimension_, 0.0F);
+      if (scales.empty()) scales = VectorCodec::fit_scales(dimension_, prefix_, {});
     }
-    graph = std::make_unique<AnnGraph>(VectorCodec(codes_, dimension_, std::move(scales)), chunk_count, options.hnsw_m,
-                                       options.hnsw_ef_construction);
+    graph = std::make_unique<AnnGraph>(VectorCodec(codes_, dimension_, std::move(scales), prefix_), chunk_count,
+                                       options.hnsw_m, options.hnsw_ef_construction);
   } else {
     // The shared graph may be searched right now: work on a private copy read from its file.
     graph = std::make_unique<AnnGraph>(folder_ / record.file, current->graph->codec());

@@ -35,7 +35,8 @@ struct LoadedGraph {
 // searched exactly, and chunks removed since are skipped, until the next update. Thread-safe.
 class GraphFiles {
  public:
-  GraphFiles(std::filesystem::path folder, std::size_t dimension, VectorCodes codes);
+  // `codes`, `prefix`: how the graph holds each vector (VectorCodec).
+  GraphFiles(std::filesystem::path folder, std::size_t dimension, VectorCodes codes, std::size_t prefix);
 
   // The graph a record names, loaded once and shared; nullptr when there is none, or its file is gone (a writer
   // replaced it since), does not match its recorded SHA-256 or cannot be read (`problem` says which).
@@ -81,6 +82,7 @@ class GraphFiles {
   std::filesystem::path folder_;
   std::size_t dimension_;
   VectorCodes codes_;
+  std::size_t prefix_;
   mutable std::mutex mutex_;
   mutable std::shared_ptr<const LoadedGraph> current_;
 };

@@ -214,9 +214,16 @@ SearchIndex SearchIndex::create(const fs::path& folder, const Embedder& model, c
     const TextSpan whole{0, kProbe.size()};
     (void)model.prepare_late_chunks(kProbe, std::span<const TextSpan>(&whole, 1));
   }
-  if (options.vectors == VectorCodes::kFloat32 && options.rescore.value_or(0) > 0) {
+  const std::size_t dimension = model.info().dimension;
+  const bool prefix = options.graph_dimensions > 0 && options.graph_dimensions < dimension;
+  if (options.graph_dimensions > dimension) {
+    throw Error(ErrorCode::kInvalidArgument, "the graph cannot hold " + std::to_string(options.graph_dimensions) +
+                                                 " dimensions of the model's " + std::to_string(dimension));
+  }
+  if (options.vectors == VectorCodes::kFloat32 && !prefix && options.rescore.value_or(0) > 0) {
     throw Error(ErrorCode::kInvalidArgument,
-                "rescoring needs int8 or binary vectors in the graph; float32 ones are searched as they are");
+                "rescoring needs int8 or binary vectors, or a prefix of each vector, in the graph; whole float32 "
+                "vectors are searched as they are");
   }
   if (options.rescore.value_or(0) > kMaxRescore) {
     throw Error(ErrorCode::kInvalidArgument,
@@ -224,13 +231,15 @@ SearchIndex SearchIndex::create(const fs::path& folder, const Embedder& model, c
   }
   auto impl = std::make_unique<Impl>();
   impl->location = resolve_location(folder);
-  if (options.vectors != VectorCodes::kFloat32 && search::is_postgres_location(impl->location)) {
-    throw Error(ErrorCode::kInvalidArgument, std::string("an index in PostgreSQL keeps float32 vectors (pgvector's "
-                                                         "HNSW); ") +
-                                                 to_string(options.vectors) + " vectors are for an index in a folder");
+  if ((options.vectors != VectorCodes::kFloat32 || prefix) && search::is_postgres_location(impl->location)) {
+    throw Error(ErrorCode::kInvalidArgument,
+                std::string("an index in PostgreSQL keeps whole float32 vectors in pgvector's HNSW graph; ") +
+                    (prefix ? "a graph of a prefix" : std::string(to_string(options.vectors)) + " vectors") +
+                    " is for an index in a folder");
   }
   search::StorageConfig config{describe(model), std::nullopt, options};
-  config.options.rescore = options.rescore.value_or(default_rescore(options.vectors));
+  config.options.graph_dimensions = prefix ? options.graph_dimensions : 0;
+  config.options.rescore = options.rescore.value_or(default_rescore(options.vectors, prefix));
   if (sparse_model) config.sparse_model = describe(*sparse_model, true);
   if (!search::is_postgres_location(impl->location)) {
     std::error_code error;

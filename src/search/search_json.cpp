@@ -107,6 +107,7 @@ std::string index_stats_json(const IndexStats& stats) {
                {"ann_elements", stats.ann_elements},
                {"exact_threshold", stats.exact_threshold},
                {"vectors", to_string(stats.vectors)},
+               {"graph_dimensions", stats.graph_dimensions},
                {"rescore", stats.rescore},
                {"ann_vector_bytes", stats.ann_vector_bytes},
                {"documents_by_format", stats.documents_by_format}});

@@ -269,7 +269,8 @@ class SqliteStorage final : public IndexStorage {
     }
     stem_keyword_index(db);
     config_ = read_config_from(db);
-    graphs_ = std::make_unique<GraphFiles>(folder_, config_.model.dimension, config_.options.vectors);
+    graphs_ = std::make_unique<GraphFiles>(folder_, config_.model.dimension, config_.options.vectors,
+                                           config_.options.graph_dimensions);
   }
 
   [[nodiscard]] const GraphFiles& graphs() const { return *graphs_; }
@@ -502,11 +503,11 @@ class SqliteSnapshot final : public StorageSnapshot {
       while (statement.step()) each(statement.integer(0), statement.floats(1));
     };
     const auto& options = storage_->config().options;
-    const std::size_t factor = options.rescore.value_or(default_rescore(options.vectors));
-    if (options.vectors == VectorCodes::kFloat32 || factor == 0) {
+    const std::size_t factor = options.rescore.value_or(0);
+    if (factor == 0) {
       return GraphFiles::search(*graph, graph_, query, n, ef, removed.size(), allowed.has_value(), keep, tail);
     }
-    // The codes' best candidates scored again with their float32 vectors.
+    // The graph's best candidates scored again with their whole float32 vectors.
     const auto rescore = [&](std::vector<ScoredChunk>& candidates) {
       auto statement = lease_.db->prepare("SELECT vector FROM chunks WHERE id = ?");
       std::erase_if(candidates, [&](ScoredChunk& candidate) {
@@ -731,9 +732,11 @@ IndexStats SqliteStorage::stats() const {
     if (!error) stats.ann_bytes = size;
     stats.ann_elements = static_cast<std::size_t>(
         count(db, ("SELECT count(*) FROM chunks WHERE id <= " + std::to_string(record.covers_chunk)).c_str()));
+    const VectorCodec shape(VectorCodes::kFloat32, config_.model.dimension, {}, config_.options.graph_dimensions);
+    const std::size_t coded = shape.coded_dimension();
     stats.ann_vector_bytes =
         static_cast<std::uint64_t>(stats.ann_elements) *
-        VectorCodec(config_.options.vectors, config_.model.dimension, std::vector<float>(config_.model.dimension, 1.0F))
+        VectorCodec(config_.options.vectors, config_.model.dimension, std::vector<float>(coded, 1.0F), coded)
             .code_bytes();
   }
   return stats;

@@ -85,7 +85,8 @@ std::vector<std::pair<std::string, std::string>> config_entries(const StorageCon
       {"hnsw_m", std::to_string(config.options.hnsw_m)},
       {"hnsw_ef_construction", std::to_string(config.options.hnsw_ef_construction)},
       {"vectors", to_string(config.options.vectors)},
-      {"rescore", std::to_string(config.options.rescore.value_or(default_rescore(config.options.vectors)))}};
+      {"graph_dimensions", std::to_string(config.options.graph_dimensions)},
+      {"rescore", std::to_string(config.options.rescore.value_or(0))}};
   if (config.sparse_model) {
     out.emplace_back("sparse_model_name", config.sparse_model->name);
     out.emplace_back("sparse_model_path", config.sparse_model->path);
@@ -114,6 +115,7 @@ StorageConfig config_from(const std::function<std::string(std::string_view)>& ge
   config.options.hnsw_ef_construction = size("hnsw_ef_construction");
   // Indexes made before codes existed keep float32.
   config.options.vectors = parse_vector_codes(find("vectors").value_or("float32"));
+  config.options.graph_dimensions = static_cast<std::size_t>(std::stoull(find("graph_dimensions").value_or("0")));
   config.options.rescore = static_cast<std::size_t>(std::stoull(find("rescore").value_or("0")));
   if (sparse) {
     IndexModel model;
@@ -134,7 +136,8 @@ IndexStats stats_of(const StorageConfig& config) {
   stats.chunking = config.options.chunking;
   stats.exact_threshold = config.options.exact_threshold;
   stats.vectors = config.options.vectors;
-  stats.rescore = config.options.rescore.value_or(default_rescore(config.options.vectors));
+  stats.graph_dimensions = config.options.graph_dimensions;
+  stats.rescore = config.options.rescore.value_or(0);
   return stats;
 }
 

@@ -27,9 +27,9 @@ VectorCodes parse_vector_codes(std::string_view name) {
               "unknown vector representation '" + std::string(name) + "' (float32, int8, binary)");
 }
 
-std::size_t default_rescore(VectorCodes codes) noexcept {
+std::size_t default_rescore(VectorCodes codes, bool prefix) noexcept {
   switch (codes) {
-    case VectorCodes::kFloat32: return 0;
+    case VectorCodes::kFloat32: return prefix ? 4 : 0;
     case VectorCodes::kInt8: return 4;
     case VectorCodes::kBinary: return 10;
   }
@@ -38,8 +38,27 @@ std::size_t default_rescore(VectorCodes codes) noexcept {
 
 namespace search {
 
-VectorCodec::VectorCodec(VectorCodes kind, std::size_t dimension, std::vector<float> scales)
-    : kind_(kind), dimension_(dimension), scales_(std::move(scales)) {
+namespace {
+
+// The first `prefix` values of `vector` normalized (into `buffer`), or `vector` itself when it has no more.
+std::span<const float> normalized_prefix(std::span<const float> vector, std::size_t prefix,
+                                         std::vector<float>& buffer) {
+  if (prefix >= vector.size()) return vector;
+  double norm = 0;
+  for (std::size_t i = 0; i < prefix; ++i) norm += static_cast<double>(vector[i]) * vector[i];
+  const float scale = norm > 0 ? static_cast<float>(1.0 / std::sqrt(norm)) : 0.0F;
+  buffer.resize(prefix);
+  for (std::size_t i = 0; i < prefix; ++i) buffer[i] = vector[i] * scale;
+  return buffer;
+}
+
+}  // namespace
+
+VectorCodec::VectorCodec(VectorCodes kind, std::size_t dimension, std::vector<float> scales, std::size_t prefix)
+    : kind_(kind),
+      input_(dimension),
+      dimension_(prefix == 0 ? dimension : std::min(prefix, dimension)),
+      scales_(std::move(scales)) {
   if (kind_ == VectorCodes::kInt8) {
     if (scales_.size() != dimension_) {
       throw Error(ErrorCode::kInvalidArgument,
@@ -50,16 +69,23 @@ VectorCodec::VectorCodec(VectorCodes kind, std::size_t dimension, std::vector<fl
   }
 }
 
-std::vector<float> VectorCodec::fit_scales(std::size_t dimension, std::span<const float> vectors,
+std::vector<float> VectorCodec::fit_scales(std::size_t dimension, std::size_t prefix, std::span<const float> vectors,
                                            std::vector<float> scales) {
-  if (scales.size() != dimension) scales.assign(dimension, 0.0F);
+  const std::size_t coded = prefix == 0 ? dimension : std::min(prefix, dimension);
+  if (scales.size() != coded) scales.assign(coded, 0.0F);
+  std::vector<float> buffer;
   for (std::size_t row = 0; row + dimension <= vectors.size(); row += dimension) {
-    for (std::size_t i = 0; i < dimension; ++i) {
+    const auto values = normalized_prefix(vectors.subspan(row, dimension), coded, buffer);
+    for (std::size_t i = 0; i < coded; ++i) {
       // A dimension's largest magnitude, kept as scale * 127.
-      scales[i] = std::max(scales[i], std::fabs(vectors[row + i]) / 127.0F);
+      scales[i] = std::max(scales[i], std::fabs(values[i]) / 127.0F);
     }
   }
   return scales;
+}
+
+std::span<const float> VectorCodec::coded(std::span<const float> vector, std::vector<float>& buffer) const {
+  return normalized_prefix(vector, dimension_, buffer);
 }
 
 std::size_t VectorCodec::code_bytes() const noexcept {
@@ -71,7 +97,9 @@ std::size_t VectorCodec::code_bytes() const noexcept {
   return 0;
 }
 
-void VectorCodec::encode(std::span<const float> vector, std::uint8_t* code) const {
+void VectorCodec::encode(std::span<const float> whole, std::uint8_t* code) const {
+  std::vector<float> buffer;
+  const auto vector = coded(whole, buffer);
   switch (kind_) {
     case VectorCodes::kFloat32: std::memcpy(code, vector.data(), dimension_ * sizeof(float)); return;
     case VectorCodes::kInt8:
@@ -90,7 +118,9 @@ void VectorCodec::encode(std::span<const float> vector, std::uint8_t* code) cons
   }
 }
 
-std::vector<float> VectorCodec::query_form(std::span<const float> query) const {
+std::vector<float> VectorCodec::query_form(std::span<const float> whole) const {
+  std::vector<float> buffer;
+  const auto query = coded(whole, buffer);
   switch (kind_) {
     case VectorCodes::kFloat32: return {query.begin(), query.end()};
     case VectorCodes::kInt8: {
@@ -133,9 +163,12 @@ float VectorCodec::distance(const std::uint8_t* a, const std::uint8_t* b) const 
     }
     case VectorCodes::kInt8: {
       float sum = 0;
+      const float* weights = weights_.data();
+      const auto* x = reinterpret_cast<const std::int8_t*>(a);
+      const auto* y = reinterpret_cast<const std::int8_t*>(b);
+#pragma omp simd reduction(+ : sum)
       for (std::size_t i = 0; i < dimension_; ++i) {
-        sum += weights_[i] * static_cast<float>(static_cast<std::int8_t>(a[i])) *
-               static_cast<float>(static_cast<std::int8_t>(b[i]));
+        sum += weights[i] * static_cast<float>(x[i]) * static_cast<float>(y[i]);
       }
       return 1.0F - sum;
     }
@@ -163,8 +196,9 @@ float VectorCodec::distance_to_query(const float* query, const std::uint8_t* cod
     case VectorCodes::kFloat32: return distance(reinterpret_cast<const std::uint8_t*>(query), code);
     case VectorCodes::kInt8: {
       float sum = 0;
-      for (std::size_t i = 0; i < dimension_; ++i)
-        sum += query[i] * static_cast<float>(static_cast<std::int8_t>(code[i]));
+      const auto* x = reinterpret_cast<const std::int8_t*>(code);
+#pragma omp simd reduction(+ : sum)
+      for (std::size_t i = 0; i < dimension_; ++i) sum += query[i] * static_cast<float>(x[i]);
       return 1.0F - sum;
     }
     case VectorCodes::kBinary: {

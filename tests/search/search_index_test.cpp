@@ -463,23 +463,35 @@ TEST_F(SearchIndexTest, GraphSearchAgreesWithExactSearchOnASmallIndex) {
 }
 
 TEST_F(SearchIndexTest, GraphsOfCodesRescoreWithTheStoredVectors) {
-  for (const auto codes : {VectorCodes::kInt8, VectorCodes::kBinary}) {
-    SCOPED_TRACE(to_string(codes));
+  // Codes of whole vectors, and of their first half (as a Matryoshka model's prefix).
+  const std::size_t dimension = embedder_->info().dimension;
+  for (const auto& [codes, prefix] :
+       std::vector<std::pair<VectorCodes, std::size_t>>{{VectorCodes::kInt8, 0},
+                                                        {VectorCodes::kBinary, 0},
+                                                        {VectorCodes::kFloat32, dimension / 2},
+                                                        {VectorCodes::kInt8, dimension / 2}}) {
+    const std::string layout = std::string(to_string(codes)) + (prefix ? "-prefix" : "");
+    SCOPED_TRACE(layout);
     IndexCreateOptions create_options;
     create_options.chunking = {16, 4};
     create_options.exact_threshold = 4;
     create_options.vectors = codes;
-    const fs::path folder = index_.path() / to_string(codes);
+    create_options.graph_dimensions = prefix;
+    const fs::path folder = index_.path() / layout;
     {
       auto index = SearchIndex::create(folder, *embedder_, create_options);
       (void)index.add({docs_.path()}, *embedder_);
       const auto stats = index.stats();
       EXPECT_EQ(stats.vectors, codes);
-      EXPECT_EQ(stats.rescore, default_rescore(codes));
+      EXPECT_EQ(stats.graph_dimensions, prefix);
+      EXPECT_EQ(stats.rescore, default_rescore(codes, prefix != 0));
+      EXPECT_GT(stats.rescore, 0U);
       ASSERT_GT(stats.ann_elements, 4U);
-      const std::size_t dimension = stats.model.dimension;
-      EXPECT_EQ(stats.ann_vector_bytes,
-                stats.ann_elements * (codes == VectorCodes::kInt8 ? dimension : (dimension + 7) / 8));
+      const std::size_t coded = prefix ? prefix : dimension;
+      const std::size_t width = codes == VectorCodes::kInt8     ? coded
+                                : codes == VectorCodes::kBinary ? (coded + 7) / 8
+                                                                : coded * sizeof(float);
+      EXPECT_EQ(stats.ann_vector_bytes, stats.ann_elements * width);
       EXPECT_TRUE(index.check().ok());
     }
     // Opened again, the graph of codes (and int8's scales) is read back; rescored, it ranks as exact search does,
@@ -513,7 +525,11 @@ TEST_F(SearchIndexTest, GraphsOfCodesRescoreWithTheStoredVectors) {
   const auto report = SearchIndex::open(index_.path() / "int8").check();
   ASSERT_FALSE(report.ok());
   EXPECT_NE(report.problems[0].find("int8 vectors unlike the ones stored"), std::string::npos) << report.problems[0];
-  // Rescoring is for codes, and bounded.
+  // A prefix wider than the vectors is refused, as an index of codes in PostgreSQL is.
+  IndexCreateOptions wide;
+  wide.graph_dimensions = dimension + 1;
+  EXPECT_THROW((void)SearchIndex::create(index_.path() / "wide", *embedder_, wide), Error);
+  // Rescoring is for codes or a prefix, and bounded.
   IndexCreateOptions float32;
   float32.rescore = 2;
   EXPECT_THROW((void)SearchIndex::create(index_.path() / "float32", *embedder_, float32), Error);

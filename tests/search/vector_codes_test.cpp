@@ -58,7 +58,7 @@ TEST(VectorCodes, NamesAndDefaults) {
 TEST(VectorCodes, Int8KeepsInnerProductsAndScalesEachDimension) {
   constexpr std::size_t kDimension = 48;
   const auto rows = clustered_vectors(200, kDimension, 1);
-  const auto scales = VectorCodec::fit_scales(kDimension, rows);
+  const auto scales = VectorCodec::fit_scales(kDimension, 0, rows);
   for (std::size_t i = 0; i < kDimension; ++i) {
     float largest = 0;
     for (std::size_t r = 0; r < 200; ++r) largest = std::max(largest, std::fabs(rows[r * kDimension + i]));
@@ -129,6 +129,26 @@ TEST(VectorCodes, BinaryKeepsSignsAndCountsDifferingBits) {
   EXPECT_EQ(codec.scales_text(), "");
 }
 
+TEST(VectorCodes, APrefixIsCodedNormalizedAgain) {
+  const std::vector<float> vector = {0.6F, 0.0F, 0.8F, 0.0F};
+  const std::vector<float> other = {0.0F, 0.6F, 0.0F, 0.8F};
+  const VectorCodec prefix(VectorCodes::kFloat32, 4, {}, 2);
+  EXPECT_TRUE(prefix.prefixed());
+  EXPECT_EQ(prefix.dimension(), 4U);
+  EXPECT_EQ(prefix.coded_dimension(), 2U);
+  EXPECT_EQ(prefix.code_bytes(), 2 * sizeof(float));
+  std::vector<float> code(2);
+  prefix.encode(vector, reinterpret_cast<std::uint8_t*>(code.data()));
+  EXPECT_FLOAT_EQ(code[0], 1.0F);  // (0.6, 0) normalized
+  EXPECT_FLOAT_EQ(code[1], 0.0F);
+  EXPECT_EQ(prefix.query_form(other), (std::vector<float>{0.0F, 1.0F}));
+  // int8 scales are fitted to the normalized prefix.
+  const auto scales = VectorCodec::fit_scales(4, 2, vector);
+  ASSERT_EQ(scales.size(), 2U);
+  EXPECT_FLOAT_EQ(scales[0] * 127, 1.0F);
+  EXPECT_FALSE(VectorCodec(VectorCodes::kBinary, 4, {}, 4).prefixed());
+}
+
 class TempFile {
  public:
   TempFile() : path_(fs::temp_directory_path() / ("sieve-graph-" + std::to_string(::getpid()) + ".hnsw")) {}
@@ -155,7 +175,7 @@ TEST(VectorCodes, GraphsOfCodesFindTheExactNeighboursAmongTheirCandidates) {
   for (const auto codes : {VectorCodes::kFloat32, VectorCodes::kInt8, VectorCodes::kBinary}) {
     SCOPED_TRACE(to_string(codes));
     std::vector<float> scales;
-    if (codes == VectorCodes::kInt8) scales = VectorCodec::fit_scales(kDimension, stored);
+    if (codes == VectorCodes::kInt8) scales = VectorCodec::fit_scales(kDimension, 0, stored);
     AnnGraph graph(VectorCodec(codes, kDimension, scales), kCount, 16, 100);
     graph.add(labels, stored, 2);
     const std::size_t candidates = codes == VectorCodes::kFloat32 ? 10 : 10 * default_rescore(codes);

@@ -181,10 +181,11 @@ def test_rerank_reorders_by_the_cross_encoders_scores(tmp_path, tiny):
 
 
 def run_add_until_killed(index: Path, docs: Path, model: Path, delay: float) -> bool:
-    """Starts sieve index add and SIGKILLs it after `delay` seconds; True if it was still running."""
+    """Starts sieve index add and SIGKILLs it after `delay` seconds; True if it was still running. The index keeps
+    int8 codes in its graph, whose scales are written with each graph."""
     process = subprocess.Popen([str(sieve_bin()), "--log-level", "warn", "index", "add", "--index", str(index),
                                 "--model", str(model), "--quiet", "--batch-chunks", "16", "--exact-threshold", "40",
-                                str(docs)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                                "--vectors", "int8", str(docs)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         process.wait(timeout=delay)
         assert process.returncode == 0, process.stderr.read().decode()
@@ -254,6 +255,65 @@ def test_sigkill_at_random_moments_leaves_a_consistent_index(tmp_path, tiny):
         for where in (index, reference):
             found = len(set(hits(where, query)) & set(exact))
             assert found >= 8, (where.name, query, found, hits(where, query), exact)
+
+
+def test_vectors_in_the_graph_are_chosen_once_shown_and_checked(tmp_path, tiny):
+    docs = tmp_path / "docs"
+    make_corpus(docs, 12)
+    index = tmp_path / "binary"
+    run_sieve("index", "add", "--index", str(index), "--model", str(tiny), "--quiet", "--exact-threshold", "10",
+              "--vectors", "binary", str(docs))
+    stats = json.loads(run_sieve("index", "stats", "--index", str(index), "--json").stdout)
+    dimension = stats["model"]["dimension"]
+    assert (stats["vectors"], stats["rescore"], stats["graph_dimensions"]) == ("binary", 10, 0), stats
+    assert stats["ann_elements"] >= 24 and stats["ann_vector_bytes"] == stats["ann_elements"] * ((dimension + 7) // 8)
+    text = run_sieve("index", "stats", "--index", str(index)).stdout.decode()
+    assert "binary in the graph" in text and "rescored with the float32 vectors" in text, text
+    # Rescored, the graph's hits are exact search's, with the same cosines.
+    for query in ("glacier canyon", "ocean reef lagoon"):
+        graph = search_json(index, query, "--mode", "vector", "--per-document", "0")
+        exact = search_json(index, query, "--mode", "vector", "--per-document", "0", "--exact")
+        assert [(h["chunk_id"], h["score"]) for h in graph["hits"]] == \
+            [(h["chunk_id"], h["score"]) for h in exact["hits"]]
+    # Chosen when the index is made: another choice for it is refused, not mixed.
+    for option in (("--vectors", "int8"), ("--rescore", "3"), ("--graph-dimensions", "8")):
+        refused = run_sieve("index", "add", "--index", str(index), *option, str(docs), check=False)
+        assert refused.returncode != 0 and "chosen when an index is made" in refused.stderr.decode(), option
+    refused = run_sieve("index", "create", "--index", str(tmp_path / "f"), "--model", str(tiny), "--rescore", "2",
+                        check=False)
+    assert refused.returncode != 0 and "rescoring needs int8 or binary" in refused.stderr.decode()
+    refused = run_sieve("index", "create", "--index", str(tmp_path / "w"), "--model", str(tiny),
+                        "--graph-dimensions", str(dimension + 1), check=False)
+    assert refused.returncode != 0 and "cannot hold" in refused.stderr.decode()
+    # int8 codes made with other scales than the index records: check finds every one.
+    int8 = tmp_path / "int8"
+    run_sieve("index", "add", "--index", str(int8), "--model", str(tiny), "--quiet", "--exact-threshold", "10",
+              "--vectors", "int8", "--graph-dimensions", str(dimension // 2), str(docs))
+    assert json.loads(run_sieve("index", "check", "--index", str(int8), "--json").stdout)["ok"]
+    with sqlite3.connect(int8 / "index.sqlite") as db:
+        scales = db.execute("SELECT value FROM meta WHERE key = 'graph_scales'").fetchone()[0].split()
+        assert len(scales) == dimension // 2
+        db.execute("UPDATE meta SET value = ? WHERE key = 'graph_scales'", (" ".join(["0.5"] * len(scales)),))
+    damaged = run_sieve("index", "check", "--index", str(int8), "--json", check=False)
+    report = json.loads(damaged.stdout)
+    assert damaged.returncode == 1 and not report["ok"]
+    assert any("int8 vectors unlike the ones stored" in p for p in report["problems"]), report
+
+
+@pytest.mark.skipif(not tier.FULL, reason="full tier (scripts/test.sh --full)")
+@pytest.mark.parametrize("vectors", [("int8",), ("binary",), ("float32", "--graph-dimensions", "192")])
+def test_recall_at_10_of_vectors_in_memory_with_the_real_model(tmp_path, docstring_index, vectors):
+    """The docstring set again, its graph holding codes (or a prefix): rescored, vector search keeps the recall of
+    the float32 graph."""
+    index, queries = docstring_index
+    corpus = index.parent / "docstrings.jsonl"
+    coded = tmp_path / "coded"
+    run_sieve("index", "add", "--index", str(coded), "--model", str(MODEL), "--quiet", "--chunk-tokens", "128",
+              "--overlap", "16", "--exact-threshold", "200", "--vectors", *vectors, str(corpus))
+    recall = recall_at_10(coded, queries, "--mode", "vector")
+    exact = recall_at_10(index, queries, "--mode", "vector", "--exact")
+    print(f"\nrecall@10 of {vectors}: {recall:.3f}; exact float32 search {exact:.3f}")
+    assert recall >= exact - 0.02, (vectors, recall, exact)
 
 
 def test_readers_see_whole_documents_while_an_add_runs(tmp_path, tiny):

@@ -1,7 +1,6 @@
 #include "search/vector_codes.hpp"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -11,6 +10,7 @@
 
 #include "search/ann_graph.hpp"
 #include "sieve/error.hpp"
+#include "support/temp_folder.hpp"
 
 namespace sieve::search {
 namespace {
@@ -149,23 +149,10 @@ TEST(VectorCodes, APrefixIsCodedNormalizedAgain) {
   EXPECT_FALSE(VectorCodec(VectorCodes::kBinary, 4, {}, 4).prefixed());
 }
 
-class TempFile {
- public:
-  TempFile() : path_(fs::temp_directory_path() / ("sieve-graph-" + std::to_string(::getpid()) + ".hnsw")) {}
-  ~TempFile() {
-    std::error_code error;
-    fs::remove(path_, error);
-  }
-  TempFile(const TempFile&) = delete;
-  TempFile& operator=(const TempFile&) = delete;
-  [[nodiscard]] const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+class VectorGraphTest : public testing::TempFolderTest {};
 
 // The graph of codes finds the exact top 10 among its best candidates, as rescoring needs, and its file keeps them.
-TEST(VectorCodes, GraphsOfCodesFindTheExactNeighboursAmongTheirCandidates) {
+TEST_F(VectorGraphTest, GraphsOfCodesFindTheExactNeighboursAmongTheirCandidates) {
   constexpr std::size_t kDimension = 128;
   constexpr std::size_t kCount = 2000;
   const auto rows = clustered_vectors(kCount + 40, kDimension, 7);
@@ -197,15 +184,15 @@ TEST(VectorCodes, GraphsOfCodesFindTheExactNeighboursAmongTheirCandidates) {
       EXPECT_TRUE(graph.holds(labels[i], {rows.data() + i * kDimension, kDimension}));
       EXPECT_FALSE(graph.holds(labels[i], {rows.data() + (i + 1) * kDimension, kDimension}));
     }
-    const TempFile file;
-    graph.save(file.path());
-    const AnnGraph loaded(file.path(), graph.codec());
+    const fs::path file = dir_ / (std::string(to_string(codes)) + ".hnsw");
+    graph.save(file);
+    const AnnGraph loaded(file, graph.codec());
     EXPECT_EQ(loaded.elements(), kCount);
     EXPECT_TRUE(loaded.holds(labels[5], {rows.data() + 5 * kDimension, kDimension}));
     // A file of another representation is refused, not misread.
     const auto other = codes == VectorCodes::kBinary ? VectorCodes::kInt8 : VectorCodes::kBinary;
     try {
-      const AnnGraph misread(file.path(), VectorCodec(other, kDimension, std::vector<float>(kDimension, 0.01F)));
+      const AnnGraph misread(file, VectorCodec(other, kDimension, std::vector<float>(kDimension, 0.01F)));
       FAIL() << "a graph of " << to_string(codes) << " vectors was read as " << to_string(other);
     } catch (const Error& e) {
       EXPECT_EQ(e.code(), ErrorCode::kParse);

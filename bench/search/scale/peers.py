@@ -112,12 +112,12 @@ def hnswlib_open(folder: Path, d: int):
 
 # --- sqlite-vec -----------------------------------------------------------------------------------------------------
 def sqlite_connect(path: Path):
-    import sqlite3
-
+    # APSW: its SQLite loads extensions (this Python's sqlite3 module may not).
+    import apsw
     import sqlite_vec
-    db = sqlite3.connect(path)
+    db = apsw.Connection(str(path))
     db.enable_load_extension(True)
-    sqlite_vec.load(db)
+    db.load_extension(sqlite_vec.loadable_path())
     db.enable_load_extension(False)
     return db
 
@@ -135,24 +135,32 @@ def sqlite_vec_build(kind: str, folder: Path, base: np.ndarray) -> None:
         convert = "vec_quantize_binary(?)" if code == "bit" else "vec_quantize_int8(?, 'unit')"
         insert = f"INSERT INTO v(rowid, embedding, full) VALUES (?, {convert}, ?)"
     for start, block in batches(base, 10_000):
-        if kind == "sqlite-vec":
-            db.executemany(insert, ((start + i + 1, row.tobytes()) for i, row in enumerate(block)))
-        else:
-            db.executemany(insert, ((start + i + 1, row.tobytes(), row.tobytes()) for i, row in enumerate(block)))
-        db.commit()
+        with db:  # one transaction
+            if kind == "sqlite-vec":
+                db.executemany(insert, ((start + i + 1, row.tobytes()) for i, row in enumerate(block)))
+            else:
+                db.executemany(insert, ((start + i + 1, row.tobytes(), row.tobytes()) for i, row in enumerate(block)))
     db.close()
 
 
 def sqlite_vec_open(kind: str, folder: Path):
-    db = sqlite_connect(folder / "vec.db")
+    import threading
+    local = threading.local()  # a connection per thread, as SQLite wants
+
+    def db():
+        if not hasattr(local, "db"):
+            local.db = sqlite_connect(folder / "vec.db")
+        return local.db
+
+    db()
     if kind == "sqlite-vec":
         statement = "SELECT rowid FROM v WHERE embedding MATCH ? AND k = ? ORDER BY distance"
-        return lambda q: [r - 1 for (r,) in db.execute(statement, (q.tobytes(), K))]
+        return lambda q: [r - 1 for (r,) in db().execute(statement, (q.tobytes(), K))]
     convert = "vec_quantize_binary(?)" if kind == "sqlite-vec-bit" else "vec_quantize_int8(?, 'unit')"
     factor = 10 if kind == "sqlite-vec-bit" else 4
     statement = (f"WITH coarse AS (SELECT rowid, full FROM v WHERE embedding MATCH {convert} AND k = ?) "
                  "SELECT rowid FROM coarse ORDER BY vec_distance_cosine(full, ?) LIMIT ?")
-    return lambda q: [r - 1 for (r,) in db.execute(statement, (q.tobytes(), K * factor, q.tobytes(), K))]
+    return lambda q: [r - 1 for (r,) in db().execute(statement, (q.tobytes(), K * factor, q.tobytes(), K))]
 
 
 # --- LanceDB --------------------------------------------------------------------------------------------------------

@@ -7,7 +7,8 @@
 #
 # Settings (environment): OUT (default /tmp/sieve-scale), COUNT (default 1000000), THREADS (building; default 2),
 # SIEVE (Sieve's representations, default "float32 int8 binary"), PEERS (default: every peer of peers.py; "" for
-# none), LIMIT (queries; default all, about 850), BUILD_DIR (default build), KEEP=1 (keep each store on disk).
+# none), LIMIT (queries; default all, about 850), EFS (hnswlib's ef values Sieve is queried with; default "64 128
+# 256"), BUILD_DIR (default build), KEEP=1 (keep each store on disk).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 cd "$root"
@@ -36,16 +37,19 @@ for kind in $sieve_kinds; do
   index="$out/sieve-$kind"
   log "Sieve $kind: building ..."
   built="$("$build/sieve_scale_bench" build --index "$index" --base "$out/base.f32" --count "$count" --vectors "$kind")"
+  # Settings swept at query time (the graph is built once): rescoring depth, and hnswlib's ef.
   rescores=(0)
   [[ "$kind" == int8 ]] && rescores=(1 2 4 8)
   [[ "$kind" == binary ]] && rescores=(4 10 20)
   for rescore in "${rescores[@]}"; do
-    log "Sieve $kind: querying (rescore $rescore) ..."
-    args=()
-    [[ "$kind" != float32 ]] && args=(--rescore "$rescore")
-    queried="$("$build/sieve_scale_bench" query --index "$index" --queries "$out/queries.f32" \
-      --truth "$out/truth.i32" --limit "$limit" "${args[@]}")"
-    record "sieve-$kind" "{\"build\": $built, \"query\": $queried}"
+    for ef in ${EFS:-64 128 256}; do
+      log "Sieve $kind: querying (rescore $rescore, ef $ef) ..."
+      args=(--ef "$ef")
+      [[ "$kind" != float32 ]] && args+=(--rescore "$rescore")
+      queried="$("$build/sieve_scale_bench" query --index "$index" --queries "$out/queries.f32" \
+        --truth "$out/truth.i32" --limit "$limit" "${args[@]}")"
+      record "sieve-$kind" "{\"build\": $built, \"query\": $queried}"
+    done
   done
   if [[ "$kind" == float32 ]]; then
     log "Sieve exact search (50 queries) ..."
@@ -61,7 +65,7 @@ if [[ -n "$peers" ]]; then
     log "creating $venv"
     python3 -m venv "$venv"
     "$venv/bin/pip" install -q "numpy==2.4.6" "faiss-cpu==1.15.1" "sqlite-vec==0.1.9" "lancedb==0.40.0" \
-      "chromadb==1.5.9" "qdrant-client==1.20.0" "hnswlib==0.8.0"
+      "chromadb==1.5.9" "qdrant-client==1.20.0" "hnswlib==0.8.0" "apsw==3.54.1.0"
   fi
   for peer in $peers; do
     folder="$out/peer-$peer"

@@ -79,12 +79,12 @@ def faiss_build(kind: str, folder: Path, base: np.ndarray) -> None:
     faiss.write_index(index, str(folder / "index.faiss"))
 
 
-def faiss_open(kind: str, folder: Path):
+def faiss_open(kind: str, folder: Path, ef: int):
     import faiss
     faiss.omp_set_num_threads(1)
     index = faiss.read_index(str(folder / "index.faiss"))
     if kind in ("faiss-hnsw", "faiss-hnsw-sq8"):
-        index.hnsw.efSearch = EF_SEARCH
+        index.hnsw.efSearch = ef
         return lambda q: index.search(q[None, :], K)[1][0]
     params = faiss.IndexRefineSearchParameters(k_factor=4, base_index_params=faiss.SearchParametersIVF(nprobe=32))
     return lambda q: index.search(q[None, :], K, params=params)[1][0]
@@ -101,11 +101,11 @@ def hnswlib_build(folder: Path, base: np.ndarray) -> None:
     index.save_index(str(folder / "index.hnsw"))
 
 
-def hnswlib_open(folder: Path, d: int):
+def hnswlib_open(folder: Path, d: int, ef: int):
     import hnswlib
     index = hnswlib.Index(space="ip", dim=d)
     index.load_index(str(folder / "index.hnsw"))
-    index.set_ef(EF_SEARCH)
+    index.set_ef(ef)
     index.set_num_threads(1)
     return lambda q: index.knn_query(q, k=K)[0][0]
 
@@ -237,11 +237,11 @@ def build(peer: str, folder: Path, base: np.ndarray) -> None:
         qdrant_build(folder, base)
 
 
-def open_peer(peer: str, folder: Path, d: int):
+def open_peer(peer: str, folder: Path, d: int, ef: int):
     if peer.startswith("faiss"):
-        return faiss_open(peer, folder)
+        return faiss_open(peer, folder, ef)
     if peer == "hnswlib":
-        return hnswlib_open(folder, d)
+        return hnswlib_open(folder, d, ef)
     if peer.startswith("sqlite-vec"):
         return sqlite_vec_open(peer, folder)
     if peer == "lancedb":
@@ -262,6 +262,7 @@ def main() -> int:
     parser.add_argument("--queries", type=Path)
     parser.add_argument("--truth", type=Path)
     parser.add_argument("--limit", type=int, default=0)
+    parser.add_argument("--ef", type=int, default=EF_SEARCH, help="HNSW's ef at query time (FAISS, hnswlib)")
     args = parser.parse_args()
     d = args.dimension
     if args.command == "build":
@@ -279,7 +280,7 @@ def main() -> int:
     truth = np.fromfile(args.truth, dtype=np.int32).reshape(-1, K)
     n = min(len(queries), len(truth), args.limit or len(queries))
     before = resident_bytes()
-    search = open_peer(args.peer, args.dir, d)
+    search = open_peer(args.peer, args.dir, d, args.ef)
     start = time.perf_counter()
     search(queries[0])
     first = time.perf_counter() - start
@@ -298,7 +299,7 @@ def main() -> int:
     with ThreadPoolExecutor(threads) as pool:
         list(pool.map(lambda i: search(queries[i]), range(n)))
     parallel = time.perf_counter() - start
-    print(json.dumps({"peer": args.peer, "queries": n, "recall_at_10": found / (n * K),
+    print(json.dumps({"peer": args.peer, "ef": args.ef, "queries": n, "recall_at_10": found / (n * K),
                       "p50_ms": float(np.percentile(latencies, 50)), "p99_ms": float(np.percentile(latencies, 99)),
                       "threads": threads, "queries_per_s": n / parallel, "first_search_s": first,
                       "search_resident_bytes": max(0, after - before)}))

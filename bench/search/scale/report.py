@@ -30,6 +30,8 @@ def main() -> int:
             build_s = build["store_s"] + build["graph_s"]
             resident = query["graph_resident_bytes"]
         else:
+            if name.startswith(("faiss-hnsw", "hnswlib")):
+                setting = f"ef {query['ef']}"
             build_s = build["build_s"]
             resident = query["search_resident_bytes"]
         per_ms = query["recall_at_10"] / query["p50_ms"] if query["p50_ms"] else 0

@@ -75,13 +75,17 @@ if [[ -n "$peers" ]]; then
       log "$peer: building failed"
       continue
     fi
-    log "$peer: querying ..."
     peer_limit="$limit"
     [[ "$peer" == sqlite-vec || "$peer" == qdrant-local ]] && peer_limit=50  # exact scans: slow
-    if queried="$("$venv/bin/python" bench/search/scale/peers.py query --peer "$peer" --dir "$folder" \
-      --queries "$out/queries.f32" --truth "$out/truth.i32" --limit "$peer_limit")"; then
-      record "$peer" "{\"build\": $built, \"query\": $queried}"
-    fi
+    peer_efs=(64)
+    [[ "$peer" == faiss-hnsw* || "$peer" == hnswlib ]] && peer_efs=(${EFS:-64 128 256})
+    for ef in "${peer_efs[@]}"; do
+      log "$peer: querying (ef $ef) ..."
+      if queried="$("$venv/bin/python" bench/search/scale/peers.py query --peer "$peer" --dir "$folder" \
+        --queries "$out/queries.f32" --truth "$out/truth.i32" --limit "$peer_limit" --ef "$ef")"; then
+        record "$peer" "{\"build\": $built, \"query\": $queried}"
+      fi
+    done
     [[ "${KEEP:-0}" == 1 ]] || rm -rf "$folder"
   done
 fi

@@ -39,8 +39,8 @@ for kind in $sieve_kinds; do
   built="$("$build/sieve_scale_bench" build --index "$index" --base "$out/base.f32" --count "$count" --vectors "$kind")"
   # Settings swept at query time (the graph is built once): rescoring depth, and hnswlib's ef.
   rescores=(0)
-  [[ "$kind" == int8 ]] && rescores=(1 2 4 8)
-  [[ "$kind" == binary ]] && rescores=(4 10 20)
+  [[ "$kind" == int8 ]] && rescores=(1 4 10)
+  [[ "$kind" == binary ]] && rescores=(4 10 20 40)
   for rescore in "${rescores[@]}"; do
     for ef in ${EFS:-64 128 256}; do
       log "Sieve $kind: querying (rescore $rescore, ef $ef) ..."

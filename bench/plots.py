@@ -13,6 +13,8 @@ underneath, so a figure never outlives the measurement it shows:
 - server.svg        `sieve serve` throughput and p99 latency against concurrency, with the Python peer server
 - int8.svg          speed against accuracy of the model variants (FP32, INT8 ...)
 - search.svg        search latency and recall@10 per query mode, Sieve against the Python peer
+- scale.svg         recall@10 against p50 latency and resident memory at a million chunks, Sieve's vector
+                    representations against the embedded vector stores (bench/search/scale/run.sh)
 - roofline.svg is drawn by bench/roofline/roofline.py from its own run.
 
 A section or table that is missing or changed shape is an error naming it.
@@ -264,8 +266,31 @@ def search(sections: list[Section], out: Path) -> Path:
     return save(fig, out)
 
 
+def scale(sections: list[Section], out: Path) -> Path:
+    s = section(sections, "Vectors in memory at a million chunks")
+    t = s.table_with("store", "setting", "resident MB", "recall@10", "p50 ms")
+    stores = t.values("store")
+    recall, p50, resident = t.numbers("recall@10"), t.numbers("p50 ms"), t.numbers("resident MB")
+    fig, axes = figure("A million chunks: recall@10 against latency and memory, k 10", s.provenance(), 2, 12)
+    names = list(dict.fromkeys(stores))
+    for name in names:
+        rows = [i for i, store in enumerate(stores) if store == name]
+        marker = "o" if name.startswith("sieve") else "s"
+        axes[0].plot([p50[i] for i in rows], [recall[i] for i in rows], marker=marker, label=name)
+        axes[1].scatter([resident[i] for i in rows], [recall[i] for i in rows], marker=marker, label=name)
+    axes[0].set_xscale("log")
+    axes[0].set_xlabel("p50 latency, ms (one query at a time; lower is better)")
+    axes[1].set_xscale("log")
+    axes[1].set_xlabel("resident memory of the searching process, MB (lower is better)")
+    for ax in axes:
+        ax.set_ylabel("recall@10 against exact search")
+        ax.grid(alpha=0.3)
+    axes[0].legend(fontsize=7)
+    return save(fig, out)
+
+
 FIGURES = {"tokenizers": tokenizers, "cpu_peers": cpu_peers, "latency": latency, "server": server, "int8": int8,
-           "search": search}
+           "search": search, "scale": scale}
 
 
 def main(argv: list[str] | None = None) -> int:

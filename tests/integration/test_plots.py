@@ -23,7 +23,8 @@ def test_every_figure_from_the_results_file(tmp_path):
     result = run("--results", str(RESULTS), "--out", str(tmp_path))
     assert result.returncode == 0, result.stderr
     made = sorted(p.name for p in tmp_path.iterdir())
-    assert made == ["cpu_peers.svg", "int8.svg", "latency.svg", "search.svg", "server.svg", "tokenizers.svg"], made
+    assert made == ["cpu_peers.svg", "int8.svg", "latency.svg", "scale.svg", "search.svg", "server.svg",
+                    "tokenizers.svg"], made
     sys.path.insert(0, str(PLOTS.parent))
     import plots
 
@@ -33,7 +34,8 @@ def test_every_figure_from_the_results_file(tmp_path):
              "search": plots.section(sections, "Local search"),
              "cpu_peers": plots.section(sections, "Precision tiers"),
              "int8": plots.section(sections, "Performance near the limit"),
-             "latency": plots.section(sections, "Embedding: all-MiniLM-L6-v2")}
+             "latency": plots.section(sections, "Embedding: all-MiniLM-L6-v2"),
+             "scale": plots.section(sections, "Vectors in memory at a million chunks")}
     for name, section in where.items():
         svg = (tmp_path / f"{name}.svg").read_text(encoding="utf-8")
         ET.fromstring(svg)  # well-formed

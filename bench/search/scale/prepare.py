@@ -96,6 +96,13 @@ def main() -> int:
     real, queries = real_vectors(args, cache)
     dimension = real.shape[1]
     args.out.mkdir(parents=True, exist_ok=True)
+    summary = {"real_chunks": len(real), "count": args.count, "dimension": dimension, "queries": len(queries),
+               "noise": args.noise, "seed": args.seed, "cache": str(cache)}
+    made = args.out / "vectors.json"
+    if made.exists() and json.loads(made.read_text()) == summary and (args.out / "truth.i32").exists():
+        log(f"{args.out} holds these vectors already")
+        print(json.dumps(summary))
+        return 0
     log(f"growing {len(real)} real vectors to {args.count} (noise {args.noise}) ...")
     random = np.random.default_rng(args.seed)
     with open(args.out / "base.f32", "wb") as out:
@@ -127,9 +134,7 @@ def main() -> int:
         best_rows = np.take_along_axis(both_rows, keep, axis=1)
     order = np.argsort(-best_scores, axis=1)
     np.take_along_axis(best_rows, order, axis=1).astype(np.int32).tofile(args.out / "truth.i32")
-    summary = {"real_chunks": len(real), "count": len(base), "dimension": dimension, "queries": len(queries),
-               "noise": args.noise, "seed": args.seed, "cache": str(cache)}
-    (args.out / "vectors.json").write_text(json.dumps(summary, indent=1))
+    made.write_text(json.dumps(summary, indent=1))
     print(json.dumps(summary))
     return 0
 

@@ -276,7 +276,7 @@ def scale(sections: list[Section], out: Path) -> Path:
     for name in names:
         rows = [i for i, store in enumerate(stores) if store == name]
         marker = "o" if name.startswith("sieve") else "s"
-        axes[0].plot([p50[i] for i in rows], [recall[i] for i in rows], marker=marker, label=name)
+        axes[0].scatter([p50[i] for i in rows], [recall[i] for i in rows], marker=marker, label=name)
         axes[1].scatter([resident[i] for i in rows], [recall[i] for i in rows], marker=marker, label=name)
     axes[0].set_xscale("log")
     axes[0].set_xlabel("p50 latency, ms (one query at a time; lower is better)")

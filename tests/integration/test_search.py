@@ -180,12 +180,11 @@ def test_rerank_reorders_by_the_cross_encoders_scores(tmp_path, tiny):
     assert [h["rank"] for h in reranked] == list(range(1, 11))
 
 
-def run_add_until_killed(index: Path, docs: Path, model: Path, delay: float) -> bool:
-    """Starts sieve index add and SIGKILLs it after `delay` seconds; True if it was still running. The index keeps
-    int8 codes in its graph, whose scales are written with each graph."""
+def run_add_until_killed(index: Path | str, docs: Path, model: Path, delay: float, *options: str) -> bool:
+    """Starts sieve index add (with `options`) and SIGKILLs it after `delay` seconds; True if it was still running."""
     process = subprocess.Popen([str(sieve_bin()), "--log-level", "warn", "index", "add", "--index", str(index),
                                 "--model", str(model), "--quiet", "--batch-chunks", "16", "--exact-threshold", "40",
-                                "--vectors", "int8", str(docs)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                                *options, str(docs)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         process.wait(timeout=delay)
         assert process.returncode == 0, process.stderr.read().decode()
@@ -223,7 +222,8 @@ def test_sigkill_at_random_moments_leaves_a_consistent_index(tmp_path, tiny):
             expected = index_rows(reference)
         round_number += 1
         started = time.monotonic()
-        if run_add_until_killed(index, docs, tiny, rng.uniform(0.05, max(0.1, latest))):
+        # The index keeps int8 codes in its graph, whose scales are written with each graph.
+        if run_add_until_killed(index, docs, tiny, rng.uniform(0.05, max(0.1, latest)), "--vectors", "int8"):
             kills += 1
         else:
             latest = (time.monotonic() - started) * 0.9
